@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: more workers than that only adds contention.
+    maxWorkers: 2,
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
+  },
+});
