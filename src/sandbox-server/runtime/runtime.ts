@@ -1,0 +1,57 @@
+/**
+ * What the reconciler needs from a container runtime. Kept small so a Kubernetes driver can sit
+ * beside Docker. Every verb is idempotent: pausing a paused container, removing a missing one,
+ * creating when a container with the sandbox's label already exists all succeed.
+ */
+
+/** Labels every container we own carries; ownership is decided by label, never by name. */
+export const LABEL_SANDBOX_ID = 'sandbox-server.id';
+export const LABEL_SPEC_ID = 'sandbox-server.spec';
+/** Distinguishes control planes sharing one engine (e.g. parallel test runs). */
+export const LABEL_INSTANCE = 'sandbox-server.instance';
+
+export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
+
+export interface ContainerObservation {
+  containerId: string;
+  sandboxId: string;
+  state: ContainerState;
+  exitCode: number | null;
+  /** container port name -> host port on 127.0.0.1 */
+  hostPorts: Record<string, number>;
+}
+
+export interface ContainerRequest {
+  sandboxId: string;
+  specId: string;
+  image: string;
+  command: string[] | null;
+  env: Record<string, string>;
+  workingDir: string;
+  exposedPorts: { name: string; container_port: number }[];
+  cpus: number | null;
+  memoryMb: number | null;
+  pidsLimit: number | null;
+  /** Named volume mounted for the agent-server's data so events survive container restarts. */
+  dataVolume: { name: string; mountPath: string };
+}
+
+export interface RuntimeEvent {
+  sandboxId: string;
+  action: string;
+}
+
+export interface SandboxRuntime {
+  /** Creates and starts the container; returns its observation. */
+  create(request: ContainerRequest): Promise<ContainerObservation>;
+  start(containerId: string): Promise<void>;
+  pause(containerId: string): Promise<void>;
+  unpause(containerId: string): Promise<void>;
+  /** Removes the container and, when asked, its data volume. */
+  remove(containerId: string, options: { removeVolume?: string }): Promise<void>;
+  /** Every container carrying our instance label. */
+  list(): Promise<ContainerObservation[]>;
+  inspect(containerId: string): Promise<ContainerObservation | undefined>;
+  /** Lifecycle events of our containers; the returned function stops the stream. */
+  watch(onEvent: (event: RuntimeEvent) => void): () => void;
+}
