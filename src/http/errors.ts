@@ -55,6 +55,19 @@ export class ConflictError extends ApiError {
   }
 }
 
+/** An upstream we depend on (a sandbox's agent-server) failed or could not be reached. */
+export class BadGatewayError extends ApiError {
+  constructor(detail: string) {
+    super(502, detail);
+  }
+}
+
+export class ServiceUnavailableError extends ApiError {
+  constructor(detail: string) {
+    super(503, detail);
+  }
+}
+
 export class RequestValidationError extends ApiError {
   constructor(readonly items: ValidationErrorItem[]) {
     super(422, items);

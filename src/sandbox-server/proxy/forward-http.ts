@@ -1,0 +1,76 @@
+import { BadGatewayError } from '../../http/errors.js';
+
+/** Where a sandbox's agent-server answers, and the key it expects. */
+export interface AgentServerTarget {
+  baseUrl: string;
+  sessionApiKey: string;
+}
+
+// Hop-by-hop headers describe one connection, not the message (RFC 9110 7.6.1). `authorization`
+// carries the control plane's own credential, which must never reach a sandbox.
+const REQUEST_HEADERS_DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'authorization',
+  'x-session-api-key',
+]);
+
+// fetch() decodes compressed bodies, so the upstream's encoding and length no longer describe
+// what we send on.
+const RESPONSE_HEADERS_DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'content-encoding',
+  'content-length',
+]);
+
+function copyHeaders(source: Headers, dropped: Set<string>): Headers {
+  const headers = new Headers();
+  source.forEach((value, name) => {
+    if (!dropped.has(name.toLowerCase())) headers.append(name, value);
+  });
+  return headers;
+}
+
+/**
+ * Sends `request` on to `{baseUrl}{path}{search}` with the sandbox's session key and streams the
+ * answer back: neither body is buffered, so large downloads and NDJSON exports pass through.
+ */
+export async function forwardHttp(
+  request: Request,
+  target: AgentServerTarget,
+  path: string,
+  search: string,
+): Promise<Response> {
+  const headers = copyHeaders(request.headers, REQUEST_HEADERS_DROPPED);
+  headers.set('x-session-api-key', target.sessionApiKey);
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
+  let upstream: Response;
+  try {
+    upstream = await fetch(`${target.baseUrl.replace(/\/$/, '')}${path}${search}`, {
+      method: request.method,
+      headers,
+      body: hasBody ? request.body : undefined,
+      redirect: 'manual',
+      signal: request.signal,
+      ...(hasBody ? { duplex: 'half' } : {}),
+    } as RequestInit);
+  } catch (err) {
+    throw new BadGatewayError(`Agent server unreachable: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+  }
+  return new Response(upstream.body, {
+    status: upstream.status,
+    statusText: upstream.statusText,
+    headers: copyHeaders(upstream.headers, RESPONSE_HEADERS_DROPPED),
+  });
+}
