@@ -1,0 +1,197 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatMessage, ChatTool, RedactedThinkingBlock, ThinkingBlock } from '../../src/agent-server/agent/llm/index.js';
+
+/**
+ * A real chat completions server on 127.0.0.1 that answers each request with the next step of a
+ * script, so agent tests run the real HTTP client without a model. When the script runs out it
+ * answers 500 "script exhausted": a test that asks more than it scripted fails loudly, never hangs.
+ * Ids are counters per server: chatcmpl-1, chatcmpl-2…; call_1, call_2….
+ */
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is sent JSON-encoded; a string is sent as is (to script malformed arguments). */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export interface ScriptedMessage {
+  content?: string | null;
+  tool_calls?: ScriptedToolCall[];
+  reasoning_content?: string;
+  thinking_blocks?: (ThinkingBlock | RedactedThinkingBlock)[];
+  finish_reason?: string;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+/** A 200 completion carrying the message. */
+export interface ReplyStep {
+  reply: ScriptedMessage;
+}
+
+/** A raw answer: an object body is sent as JSON, a string as is. Without a body, an OpenAI-style error. */
+export interface RawStep {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Waits, then plays `then`; with a client timeout shorter than the delay, this scripts a timeout. */
+export interface DelayStep {
+  delayMs: number;
+  then: ScriptStep;
+}
+
+/** Never answers; `close()` drops the connection. */
+export interface HangStep {
+  hang: true;
+}
+
+export type ScriptStep =
+  | ReplyStep
+  | RawStep
+  | DelayStep
+  | HangStep
+  | ((request: ReceivedRequest) => ScriptStep | Promise<ScriptStep>);
+
+export interface ReceivedBody {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ChatTool[];
+  tool_choice?: string;
+  [field: string]: unknown;
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: ReceivedBody;
+}
+
+export interface ScriptedLlm {
+  /** Pass as the LLM's base_url. */
+  baseUrl: string;
+  /** Every chat completions request received, in arrival order. */
+  requests: ReceivedRequest[];
+  /** Steps not yet played. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+export function text(content: string, extra: Omit<ScriptedMessage, 'content' | 'tool_calls'> = {}): ReplyStep {
+  return { reply: { ...extra, content } };
+}
+
+export function toolCalls(calls: ScriptedToolCall[], extra: Omit<ScriptedMessage, 'tool_calls'> = {}): ReplyStep {
+  return { reply: { ...extra, tool_calls: calls } };
+}
+
+const DEFAULT_USAGE = { prompt_tokens: 10, completion_tokens: 5 };
+
+export async function startScriptedLlm(script: ScriptStep[]): Promise<ScriptedLlm> {
+  const requests: ReceivedRequest[] = [];
+  let played = 0;
+  let completions = 0;
+  let calls = 0;
+
+  function completionBody(message: ScriptedMessage, model: string): unknown {
+    const toolCallsJson = message.tool_calls?.map((call) => ({
+      id: call.id ?? `call_${++calls}`,
+      type: 'function',
+      function: {
+        name: call.name,
+        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      },
+    }));
+    const usage = message.usage ?? DEFAULT_USAGE;
+    return {
+      id: `chatcmpl-${++completions}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [
+        {
+          index: 0,
+          finish_reason: message.finish_reason ?? (toolCallsJson?.length ? 'tool_calls' : 'stop'),
+          message: {
+            role: 'assistant',
+            content: message.content ?? null,
+            ...(toolCallsJson !== undefined ? { tool_calls: toolCallsJson } : {}),
+            ...(message.reasoning_content !== undefined ? { reasoning_content: message.reasoning_content } : {}),
+            ...(message.thinking_blocks !== undefined ? { thinking_blocks: message.thinking_blocks } : {}),
+          },
+        },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    };
+  }
+
+  async function play(step: ScriptStep, request: ReceivedRequest, res: ServerResponse): Promise<void> {
+    if (typeof step === 'function') return play(await step(request), request, res);
+    if ('hang' in step) return;
+    if ('delayMs' in step) {
+      await new Promise((resolve) => setTimeout(resolve, step.delayMs).unref());
+      return play(step.then, request, res);
+    }
+    if ('reply' in step) return send(res, 200, completionBody(step.reply, request.body.model));
+    const body = step.body ?? { error: { message: `scripted failure ${step.status}`, type: 'scripted_error', code: null } };
+    send(res, step.status, body, step.headers);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      return send(res, 404, errorBody(`scripted LLM serves POST …/chat/completions only, not ${req.method} ${req.url}`));
+    }
+    let body: ReceivedBody;
+    try {
+      body = JSON.parse(raw) as ReceivedBody;
+    } catch {
+      return send(res, 400, errorBody('scripted LLM: the request body is not JSON'));
+    }
+    const request: ReceivedRequest = { path: req.url, headers: req.headers, body };
+    requests.push(request);
+    const step = script[played];
+    if (step === undefined) {
+      return send(res, 500, errorBody(`scripted LLM: script exhausted (request ${requests.length}, the script has ${script.length} steps)`));
+    }
+    played++;
+    await play(step, request, res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => send(res, 500, errorBody(`scripted LLM: the step failed: ${String(error)}`)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    remaining: () => script.length - played,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function errorBody(message: string): unknown {
+  return { error: { message, type: 'scripted_llm_error', code: null } };
+}
+
+/** Skips answers to clients that already gave up (timeouts, aborts). */
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed || res.headersSent) return;
+  const isText = typeof body === 'string';
+  res.writeHead(status, { 'content-type': isText ? 'text/plain' : 'application/json', ...headers });
+  res.end(isText ? body : JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
