@@ -1,0 +1,49 @@
+import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import packageJson from '../../package.json' with { type: 'json' };
+import { createApiApp } from '../http/app.js';
+import { isValidSessionKey, requireSessionKey } from './auth.js';
+import { ConversationService } from './conversations/service.js';
+import { registerConversationRoutes } from './routes/conversations/index.js';
+import { registerEventRoutes } from './routes/events/index.js';
+import { registerServerDetails } from './routes/server-details.js';
+import { registerEventSocket } from './stream/index.js';
+
+export interface AgentServerOptions {
+  dataDir: string;
+  /** Accepted session API keys; empty turns authentication off. */
+  sessionKeys: readonly string[];
+}
+
+export interface AgentServer {
+  app: OpenAPIHono;
+  conversations: ConversationService;
+  /** Attaches the WebSocket upgrade handler to the HTTP server that serves `app`. */
+  injectWebSocket: NodeWebSocket['injectWebSocket'];
+  /** Flushes metadata and closes the event logs; call after the HTTP server stopped. */
+  close(): Promise<void>;
+}
+
+/** The agent-server over a data directory: its conversations are loaded before this resolves. */
+export async function createAgentServerApp(options: AgentServerOptions): Promise<AgentServer> {
+  const startedAtMs = Date.now();
+  const conversations = await ConversationService.open({ dataDir: options.dataDir });
+  const app = createApiApp();
+  const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
+
+  app.use('*', requireSessionKey(options.sessionKeys));
+  registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
+  registerConversationRoutes(app, conversations);
+  registerEventRoutes(app, conversations);
+  registerEventSocket(app, {
+    upgradeWebSocket,
+    source: conversations,
+    isValidSessionKey: (candidate) => isValidSessionKey(options.sessionKeys, candidate),
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'agent-server', version: packageJson.version },
+  });
+
+  return { app, conversations, injectWebSocket, close: () => conversations.close() };
+}

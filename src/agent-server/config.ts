@@ -1,0 +1,108 @@
+/**
+ * The agent-server's settings: command-line flags over environment variables over defaults, checked
+ * once at start. This module must not import the logger: the logger reads LOG_LEVEL as it loads, so
+ * main checks LOG_LEVEL here first and only then loads anything that logs.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export const HELP = `Usage: agent-server [options]
+
+Serves the conversations of one sandbox: events, search, and the WebSocket event stream.
+
+Options (each overrides its environment variable):
+  --host <address>      Address to listen on. Env HOST. Default 127.0.0.1.
+  --port <number>       Port to listen on (0 picks a free one). Env PORT. Default 8000.
+  --data-dir <path>     Where conversations and their events are stored. Env DATA_DIR. Default ./data.
+  -h, --help            Show this help and exit.
+
+Environment:
+  OH_SESSION_API_KEYS_0, OH_SESSION_API_KEYS_1, ...
+                        Accepted session API keys (header X-Session-API-Key; WebSocket query
+                        session_api_key). When none is set, requests need no key, and the server
+                        only listens on a loopback address.
+  SESSION_API_KEY       One more accepted session API key.
+  LOG_LEVEL             fatal, error, warn, info, debug, trace or silent. Default info.
+`;
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+const ConfigSchema = z
+  .object({
+    host: z.string().min(1, 'must not be empty'),
+    port: z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.int().max(65535, 'must be at most 65535')),
+    dataDir: z.string().min(1, 'must not be empty'),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    sessionKeys: z.array(z.string()),
+  })
+  .refine((config) => config.sessionKeys.length > 0 || LOOPBACK_HOSTS.has(config.host), {
+    path: ['host'],
+    message: 'a non-loopback address needs a session API key (set OH_SESSION_API_KEYS_0 or SESSION_API_KEY)',
+  });
+
+/**
+ * The session API keys the server accepts: OH_SESSION_API_KEYS_0, _1, ... (OpenHands' names) and
+ * SESSION_API_KEY. Empty values count as unset. No key at all means no authentication.
+ */
+export function sessionKeysFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const numbered = Object.keys(env)
+    .map((name) => /^OH_SESSION_API_KEYS_(\d+)$/.exec(name))
+    .filter((match) => match !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((match) => env[match[0]]);
+  return [...numbered, env['SESSION_API_KEY']].filter((key): key is string => typeof key === 'string' && key !== '');
+}
+
+export type AgentServerConfig = z.output<typeof ConfigSchema>;
+
+/** Where each setting comes from, to name it in an error message. */
+const SETTING_NAMES: Record<string, string> = {
+  host: '--host / HOST',
+  port: '--port / PORT',
+  dataDir: '--data-dir / DATA_DIR',
+  logLevel: 'LOG_LEVEL',
+};
+
+/** A setting that cannot be used; its message is one line meant for the operator. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type ConfigResult = { help: true } | { help: false; config: AgentServerConfig };
+
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ConfigResult {
+  let flags;
+  try {
+    flags = parseArgs({
+      args: [...argv],
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message} (see --help)`);
+  }
+  if (flags.help) return { help: true };
+  const parsed = ConfigSchema.safeParse({
+    host: flags.host ?? env['HOST'] ?? '127.0.0.1',
+    port: flags.port ?? env['PORT'] ?? '8000',
+    dataDir: flags['data-dir'] ?? env['DATA_DIR'] ?? './data',
+    logLevel: env['LOG_LEVEL'] ?? 'info',
+    sessionKeys: sessionKeysFromEnv(env),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const setting = String(issue.path[0]);
+    throw new ConfigError(`invalid ${SETTING_NAMES[setting] ?? setting}: ${issue.message}`);
+  }
+  return { help: false, config: parsed.data };
+}

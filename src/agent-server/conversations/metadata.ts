@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import {
+  AgentSchema,
+  ConfirmationPolicySchema,
+  ConversationExecutionStatusSchema,
+  SecretsSchema,
+  TagsSchema,
+  type StartConversationRequest,
+} from './requests.js';
+
+/**
+ * What `meta.json` holds for one conversation: the settings it was started with (secrets and the
+ * LLM key included, because the agent loop needs them; they never leave the server) and its state.
+ */
+export const ConversationMetadataSchema = z.object({
+  id: z.string(),
+  agent: AgentSchema,
+  workspace: z.object({ kind: z.literal('LocalWorkspace'), working_dir: z.string() }),
+  confirmation_policy: ConfirmationPolicySchema,
+  max_iterations: z.int().min(1),
+  stuck_detection: z.boolean(),
+  secrets: SecretsSchema,
+  title: z.string().nullable(),
+  tags: TagsSchema,
+  execution_status: ConversationExecutionStatusSchema,
+  /** Set by /run (or a message with `run`), cleared by /pause: what the agent loop is asked to do. */
+  run_requested: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ConversationMetadata = z.output<typeof ConversationMetadataSchema>;
+
+export function newConversationMetadata(id: string, request: StartConversationRequest, now: string): ConversationMetadata {
+  return {
+    id,
+    agent: request.agent,
+    workspace: { kind: 'LocalWorkspace', working_dir: request.workspace.working_dir },
+    confirmation_policy: request.confirmation_policy,
+    max_iterations: request.max_iterations,
+    stuck_detection: request.stuck_detection,
+    secrets: request.secrets,
+    title: request.title ?? null,
+    tags: request.tags,
+    execution_status: 'idle',
+    run_requested: false,
+    created_at: now,
+    updated_at: now,
+  };
+}

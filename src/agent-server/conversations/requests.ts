@@ -1,0 +1,119 @@
+/**
+ * Request bodies and query strings of the conversation routes, named after OpenHands' models
+ * (StartConversationRequest, SendMessageRequest, ...). Unlike event schemas these are not strict:
+ * OpenHands clients send fields we do not use (hook_config, user_id, agent_context, ...), and
+ * FastAPI ignores unknown fields too. What we use is validated; the rest of `agent` is kept as sent.
+ */
+import { z } from 'zod';
+import { ContentItemSchema, SecurityRiskSchema } from '../../events/index.js';
+import { LimitQuerySchema, PageIdQuerySchema } from '../../http/paging.js';
+import { ConversationIdSchema } from './conversation-id.js';
+
+export const ConversationExecutionStatusSchema = z.enum([
+  'idle',
+  'running',
+  'paused',
+  'waiting_for_confirmation',
+  'finished',
+  'error',
+  'stuck',
+  'deleting',
+]);
+export type ConversationExecutionStatus = z.output<typeof ConversationExecutionStatusSchema>;
+
+export const ConversationSortOrderSchema = z.enum(['CREATED_AT', 'UPDATED_AT', 'CREATED_AT_DESC', 'UPDATED_AT_DESC']);
+export type ConversationSortOrder = z.output<typeof ConversationSortOrderSchema>;
+
+export const MessageRoleSchema = z.enum(['user', 'system', 'assistant', 'tool']);
+export type MessageRole = z.output<typeof MessageRoleSchema>;
+
+export const SendMessageRequestSchema = z.object({
+  role: MessageRoleSchema.default('user'),
+  content: z.array(ContentItemSchema).default([]),
+  /** Start the agent loop after appending the message, if it is not running. */
+  run: z.boolean().default(false),
+});
+export type SendMessageRequest = z.output<typeof SendMessageRequestSchema>;
+
+export const ConfirmationPolicySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('NeverConfirm') }),
+  z.object({ kind: z.literal('AlwaysConfirm') }),
+  z.object({
+    kind: z.literal('ConfirmRisky'),
+    threshold: SecurityRiskSchema.default('HIGH'),
+    confirm_unknown: z.boolean().default(true),
+  }),
+]);
+export type ConfirmationPolicy = z.output<typeof ConfirmationPolicySchema>;
+
+/** Keys lower-case alphanumeric, values up to 256 characters (OpenHands' rule). */
+export const TagsSchema = z.record(
+  z.string().regex(/^[a-z0-9]+$/, 'Tag keys must be lowercase alphanumeric'),
+  z.string().max(256),
+);
+export type Tags = z.output<typeof TagsSchema>;
+
+export const LlmSchema = z.looseObject({
+  model: z.string().min(1),
+  base_url: z.string().nullish(),
+  api_key: z.string().nullish(),
+  log_completions: z.boolean().optional(),
+});
+
+export const ToolSpecSchema = z.looseObject({
+  name: z.string().min(1),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const AgentSchema = z.looseObject({
+  kind: z.string().default('Agent'),
+  llm: LlmSchema,
+  tools: z.array(ToolSpecSchema).optional(),
+});
+export type Agent = z.output<typeof AgentSchema>;
+
+export const WorkspaceSchema = z.object({ working_dir: z.string().min(1) });
+
+/** A secret is a plain value or an OpenHands secret source ({kind: StaticSecret, value} and the like). */
+export const SecretsSchema = z.record(z.string(), z.union([z.string(), z.looseObject({})]));
+export type Secrets = z.output<typeof SecretsSchema>;
+
+export const StartConversationRequestSchema = z.object({
+  agent: AgentSchema,
+  workspace: WorkspaceSchema,
+  conversation_id: ConversationIdSchema.nullish(),
+  initial_message: SendMessageRequestSchema.nullish(),
+  confirmation_policy: ConfirmationPolicySchema.default({ kind: 'NeverConfirm' }),
+  max_iterations: z.int().min(1).default(500),
+  stuck_detection: z.boolean().default(true),
+  secrets: SecretsSchema.default({}),
+  tags: TagsSchema.default({}),
+  /** Our extension: OpenHands sets titles only through PATCH. */
+  title: z.string().nullish(),
+});
+export type StartConversationRequest = z.output<typeof StartConversationRequestSchema>;
+
+export const UpdateConversationRequestSchema = z.object({
+  /** A string sets the title, null clears it, absent leaves it. */
+  title: z.string().nullish(),
+  /** Replaces every tag when given. */
+  tags: TagsSchema.nullish(),
+});
+export type UpdateConversationRequest = z.output<typeof UpdateConversationRequestSchema>;
+
+export const ConversationSearchQuerySchema = z.object({
+  page_id: PageIdQuerySchema,
+  limit: LimitQuerySchema,
+  status: ConversationExecutionStatusSchema.optional(),
+  sort_order: ConversationSortOrderSchema.default('CREATED_AT_DESC'),
+});
+export type ConversationSearchQuery = z.output<typeof ConversationSearchQuerySchema>;
+
+export const ConversationCountQuerySchema = z.object({
+  status: ConversationExecutionStatusSchema.optional(),
+});
+
+/** `?ids=a&ids=b`: one value arrives as a string, several as an array. */
+export const BatchGetConversationsQuerySchema = z.object({
+  ids: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(ConversationIdSchema)),
+});

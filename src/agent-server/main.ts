@@ -1,0 +1,72 @@
+/**
+ * The agent-server program (`agent-server`, bundled to dist/agent-server.js): check the settings,
+ * load the conversations, listen, and on SIGTERM or SIGINT stop accepting, let in-flight requests
+ * finish, flush and close the stores, and exit 0. Bad settings exit 2 with one line on stderr.
+ */
+import type { Server } from 'node:http';
+import { ConfigError, HELP, parseConfig, type AgentServerConfig } from './config.js';
+
+/** How long shutdown waits for open connections (WebSocket streams included) before exiting anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function readConfig(): AgentServerConfig {
+  try {
+    const result = parseConfig(process.argv.slice(2), process.env);
+    if (result.help) {
+      process.stdout.write(HELP);
+      process.exit(0);
+    }
+    return result.config;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`agent-server: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  // Loaded only once the settings are checked: the logger reads LOG_LEVEL as it loads.
+  const [{ serve }, { logger }, { createAgentServerApp }] = await Promise.all([
+    import('@hono/node-server'),
+    import('../logger.js'),
+    import('./app.js'),
+  ]);
+
+  let agentServer;
+  try {
+    agentServer = await createAgentServerApp({ dataDir: config.dataDir, sessionKeys: config.sessionKeys });
+  } catch (error) {
+    logger.fatal({ err: error, dataDir: config.dataDir }, 'agent-server cannot open its data directory');
+    process.exit(1);
+  }
+  const { app, injectWebSocket } = agentServer;
+
+  // serve() builds a plain node:http server unless told otherwise; its type also covers http2.
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    logger.info(
+      { host: config.host, port: info.port, dataDir: config.dataDir, auth: config.sessionKeys.length > 0 },
+      'agent-server listening',
+    );
+  }) as Server;
+  injectWebSocket(server);
+  server.once('error', (error) => {
+    logger.fatal({ err: error, host: config.host, port: config.port }, 'agent-server cannot listen');
+    process.exit(1);
+  });
+
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    logger.info({ signal }, 'agent-server stopping');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
+    await Promise.race([closed, grace]);
+    await agentServer.close();
+    logger.info('agent-server stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.once('SIGINT', (signal) => void shutdown(signal));
+}
+
+await main();

@@ -1,0 +1,29 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { BadRequestError } from '../../../http/errors.js';
+import { ConversationInfoSchema } from '../../conversations/info.js';
+import { BatchGetConversationsQuerySchema } from '../../conversations/requests.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
+
+const MAX_BATCH = 100;
+
+export const batchGetConversationsRoute = createRoute({
+  method: 'get',
+  path: '/api/conversations',
+  tags: ['Conversations'],
+  summary: 'Get several conversations by id',
+  request: { query: BatchGetConversationsQuerySchema },
+  responses: {
+    200: jsonContent(z.array(ConversationInfoSchema.nullable()), 'One entry per id, in order; null for an unknown id'),
+    400: jsonContent(DetailSchema, `More than ${MAX_BATCH} ids`),
+    ...validationErrorResponse,
+  },
+});
+
+export function registerBatchGetConversations(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(batchGetConversationsRoute, (c) => {
+    const { ids } = c.req.valid('query');
+    if (ids.length > MAX_BATCH) throw new BadRequestError(`Too many ids: at most ${MAX_BATCH} per request`);
+    return c.json(conversations.batchGet(ids), 200);
+  });
+}

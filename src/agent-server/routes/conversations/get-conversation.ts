@@ -1,0 +1,22 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ConversationInfoSchema } from '../../conversations/info.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
+
+export const getConversationRoute = createRoute({
+  method: 'get',
+  path: '/api/conversations/{conversation_id}',
+  tags: ['Conversations'],
+  summary: 'Get a conversation',
+  request: { params: ConversationPathSchema },
+  responses: {
+    200: jsonContent(ConversationInfoSchema, 'The conversation'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerGetConversation(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(getConversationRoute, (c) => c.json(conversations.get(c.req.valid('param').conversation_id), 200));
+}

@@ -1,0 +1,25 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { ConversationService } from '../../conversations/service.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+
+export const pauseConversationRoute = createRoute({
+  method: 'post',
+  path: '/api/conversations/{conversation_id}/pause',
+  tags: ['Conversations'],
+  summary: 'Pause the agent',
+  description: 'Records a PauseEvent (source user) unless the conversation is already paused.',
+  request: { params: ConversationPathSchema },
+  responses: {
+    200: jsonContent(SuccessSchema, 'Paused'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerPauseConversation(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(pauseConversationRoute, async (c) => {
+    await conversations.pause(c.req.valid('param').conversation_id);
+    return c.json({ success: true }, 200);
+  });
+}

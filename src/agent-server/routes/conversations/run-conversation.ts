@@ -1,0 +1,24 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { ConversationService } from '../../conversations/service.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+
+export const runConversationRoute = createRoute({
+  method: 'post',
+  path: '/api/conversations/{conversation_id}/run',
+  tags: ['Conversations'],
+  summary: 'Ask the agent to run',
+  request: { params: ConversationPathSchema },
+  responses: {
+    200: jsonContent(SuccessSchema, 'The request to run is recorded'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerRunConversation(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(runConversationRoute, async (c) => {
+    await conversations.run(c.req.valid('param').conversation_id);
+    return c.json({ success: true }, 200);
+  });
+}

@@ -1,0 +1,30 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ConversationPageSchema } from '../../conversations/info.js';
+import { ConversationSearchQuerySchema } from '../../conversations/requests.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { jsonContent, validationErrorResponse } from '../responses.js';
+
+export const searchConversationsRoute = createRoute({
+  method: 'get',
+  path: '/api/conversations/search',
+  tags: ['Conversations'],
+  summary: 'Search conversations',
+  request: { query: ConversationSearchQuerySchema },
+  responses: {
+    200: jsonContent(ConversationPageSchema, 'A page of conversations'),
+    ...validationErrorResponse,
+  },
+});
+
+export function registerSearchConversations(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(searchConversationsRoute, (c) => {
+    const query = c.req.valid('query');
+    const page = conversations.search({
+      status: query.status,
+      sortOrder: query.sort_order,
+      pageId: query.page_id,
+      limit: query.limit,
+    });
+    return c.json(page, 200);
+  });
+}

@@ -1,0 +1,27 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ConversationInfoSchema } from '../../conversations/info.js';
+import { StartConversationRequestSchema } from '../../conversations/requests.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { requireJsonBody } from '../json-body.js';
+import { jsonContent, validationErrorResponse } from '../responses.js';
+
+export const startConversationRoute = createRoute({
+  method: 'post',
+  path: '/api/conversations',
+  tags: ['Conversations'],
+  summary: 'Start a conversation',
+  middleware: [requireJsonBody] as const,
+  request: { body: { required: true, content: { 'application/json': { schema: StartConversationRequestSchema } } } },
+  responses: {
+    201: jsonContent(ConversationInfoSchema, 'The conversation was created'),
+    200: jsonContent(ConversationInfoSchema, 'A conversation with that conversation_id already exists; it is unchanged'),
+    ...validationErrorResponse,
+  },
+});
+
+export function registerStartConversation(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(startConversationRoute, async (c) => {
+    const { info, created } = await conversations.start(c.req.valid('json'));
+    return created ? c.json(info, 201) : c.json(info, 200);
+  });
+}

@@ -1,0 +1,25 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { EventFilterQuerySchema, eventFilterOf } from '../../conversations/event-queries.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
+
+export const countEventsRoute = createRoute({
+  method: 'get',
+  path: '/api/conversations/{conversation_id}/events/count',
+  tags: ['Events'],
+  summary: 'Count conversation events',
+  request: { params: ConversationPathSchema, query: EventFilterQuerySchema },
+  responses: {
+    200: jsonContent(z.int(), 'The number of events matching the filters of /events/search'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerCountEvents(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(countEventsRoute, async (c) => {
+    const count = await conversations.countEvents(c.req.valid('param').conversation_id, eventFilterOf(c.req.valid('query')));
+    return c.json(count, 200);
+  });
+}

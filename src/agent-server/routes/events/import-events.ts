@@ -1,0 +1,33 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { parseEventBatch } from '../../conversations/event-batch.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
+
+export const importEventsRoute = createRoute({
+  method: 'post',
+  path: '/api/conversations/{conversation_id}/events/import',
+  tags: ['Events'],
+  summary: 'Import events',
+  description:
+    'The body is NDJSON (one event per line, as /events/export writes) or a JSON array of events of any kind. ' +
+    'Every record is validated first; then all are appended in one batch with their ids and timestamps, or none is. ' +
+    'Problems are reported together, with loc ["body", <record index>, ...field]. An id already stored is refused.',
+  request: { params: ConversationPathSchema },
+  responses: {
+    200: jsonContent(z.object({ success: z.boolean(), count: z.int() }), 'The number of events appended'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerImportEvents(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(importEventsRoute, async (c) => {
+    const { conversation_id } = c.req.valid('param');
+    // Unknown conversations answer 404 before a large body is read and validated.
+    conversations.assertExists(conversation_id);
+    const events = parseEventBatch(await c.req.text());
+    await conversations.importEvents(conversation_id, events);
+    return c.json({ success: true, count: events.length }, 200);
+  });
+}

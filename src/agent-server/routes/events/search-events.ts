@@ -1,0 +1,27 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { EventSchema } from '../../../events/index.js';
+import { pageSchema } from '../../../http/paging.js';
+import { EventSearchQuerySchema, eventQueryOf } from '../../conversations/event-queries.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
+
+export const searchEventsRoute = createRoute({
+  method: 'get',
+  path: '/api/conversations/{conversation_id}/events/search',
+  tags: ['Events'],
+  summary: 'Search conversation events',
+  request: { params: ConversationPathSchema, query: EventSearchQuerySchema },
+  responses: {
+    200: jsonContent(pageSchema(EventSchema), 'A page of events; pass next_page_id as page_id for the next one'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerSearchEvents(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(searchEventsRoute, async (c) => {
+    const page = await conversations.searchEvents(c.req.valid('param').conversation_id, eventQueryOf(c.req.valid('query')));
+    return c.json(page, 200);
+  });
+}

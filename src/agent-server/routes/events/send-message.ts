@@ -1,0 +1,32 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { SendMessageRequestSchema } from '../../conversations/requests.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { requireJsonBody } from '../json-body.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+
+export const sendMessageRoute = createRoute({
+  method: 'post',
+  path: '/api/conversations/{conversation_id}/events',
+  tags: ['Events'],
+  summary: 'Send a message',
+  description:
+    'Appends a MessageEvent. Its source follows the role: user → user, assistant → agent, system and tool → environment. With `run: true` the agent is also asked to run.',
+  middleware: [requireJsonBody] as const,
+  request: {
+    params: ConversationPathSchema,
+    body: { required: true, content: { 'application/json': { schema: SendMessageRequestSchema } } },
+  },
+  responses: {
+    200: jsonContent(SuccessSchema, 'The message is stored'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerSendMessage(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(sendMessageRoute, async (c) => {
+    await conversations.postMessage(c.req.valid('param').conversation_id, c.req.valid('json'));
+    return c.json({ success: true }, 200);
+  });
+}

@@ -1,0 +1,28 @@
+/** Response descriptions shared by the routes' OpenAPI definitions. */
+import { z } from 'zod';
+
+export const SuccessSchema = z.object({ success: z.boolean() });
+
+export const DetailSchema = z.object({ detail: z.string() });
+
+export const HTTPValidationErrorSchema = z.object({
+  detail: z.array(
+    z.object({
+      loc: z.array(z.union([z.string(), z.int()])),
+      msg: z.string(),
+      type: z.string(),
+    }),
+  ),
+});
+
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+export const validationErrorResponse = {
+  422: jsonContent(HTTPValidationErrorSchema, 'Validation Error'),
+} as const;
+
+export const conversationNotFoundResponse = {
+  404: jsonContent(DetailSchema, 'Conversation not found'),
+} as const;

@@ -1,0 +1,74 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import packageJson from '../../../package.json' with { type: 'json' };
+import { jsonContent } from './responses.js';
+
+export const ServerInfoSchema = z.object({
+  title: z.string(),
+  version: z.string(),
+  /** Seconds since the server started. */
+  uptime: z.number(),
+  /** Seconds since a conversation last changed. */
+  idle_time: z.number(),
+});
+
+const StatusSchema = z.object({ status: z.string() });
+
+const aliveRoute = createRoute({
+  method: 'get',
+  path: '/alive',
+  tags: ['Server'],
+  summary: 'Liveness: the process answers',
+  responses: { 200: jsonContent(StatusSchema, 'Alive') },
+});
+
+const healthRoute = createRoute({
+  method: 'get',
+  path: '/health',
+  tags: ['Server'],
+  summary: 'Health check (open without a session key)',
+  responses: { 200: jsonContent(z.literal('OK'), 'Healthy') },
+});
+
+const readyRoute = createRoute({
+  method: 'get',
+  path: '/ready',
+  tags: ['Server'],
+  summary: 'Readiness: conversations are loaded and requests are served',
+  responses: { 200: jsonContent(StatusSchema, 'Ready') },
+});
+
+const serverInfoRoute = createRoute({
+  method: 'get',
+  path: '/server_info',
+  tags: ['Server'],
+  summary: 'Version and uptime',
+  responses: { 200: jsonContent(ServerInfoSchema, 'Server information') },
+});
+
+export interface ServerDetailsOptions {
+  /** Epoch milliseconds when the server started. */
+  startedAtMs: number;
+  /** Milliseconds since a conversation last changed. */
+  idleMillis: () => number;
+}
+
+/**
+ * The app exists only once conversations are loaded, so whoever can reach /ready may be told the
+ * server is ready.
+ */
+export function registerServerDetails(app: OpenAPIHono, options: ServerDetailsOptions): void {
+  app.openapi(aliveRoute, (c) => c.json({ status: 'ok' }, 200));
+  app.openapi(healthRoute, (c) => c.json('OK' as const, 200));
+  app.openapi(readyRoute, (c) => c.json({ status: 'ready' }, 200));
+  app.openapi(serverInfoRoute, (c) =>
+    c.json(
+      {
+        title: 'agent-server',
+        version: packageJson.version,
+        uptime: (Date.now() - options.startedAtMs) / 1000,
+        idle_time: options.idleMillis() / 1000,
+      },
+      200,
+    ),
+  );
+}

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { ConfigError, parseConfig, sessionKeysFromEnv } from '../../src/agent-server/config.js';
+import { startRequest } from '../helpers/agent-server.js';
+import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const mainFile = fileURLToPath(new URL('../../src/agent-server/main.ts', import.meta.url));
+
+/** The agent-server program as a child process, run from source through tsx. */
+function startProgram(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', mainFile, ...args], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env },
+  });
+}
+
+async function finish(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** Resolves with the port from the program's "listening" log line. */
+async function listeningPort(child: ChildProcessWithoutNullStreams): Promise<number> {
+  for await (const line of createInterface({ input: child.stdout })) {
+    const entry = JSON.parse(line) as { msg?: string; port?: number };
+    if (entry.msg === 'agent-server listening' && typeof entry.port === 'number') return entry.port;
+  }
+  throw new Error('the program ended before listening');
+}
+
+describe('agent-server program', () => {
+  let dataDir: string;
+  let child: ChildProcessWithoutNullStreams | undefined;
+
+  beforeEach(async () => {
+    dataDir = await makeTempDir();
+  });
+
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    child = undefined;
+    await removeDir(dataDir);
+  });
+
+  it('prints every flag and environment variable with --help and exits 0', async () => {
+    const { code, stdout } = await finish(startProgram(['--help']));
+    expect(code).toBe(0);
+    for (const name of ['--host', '--port', '--data-dir', 'HOST', 'PORT', 'DATA_DIR', 'OH_SESSION_API_KEYS_0', 'SESSION_API_KEY', 'LOG_LEVEL']) {
+      expect(stdout).toContain(name);
+    }
+  });
+
+  it('exits 2 with one line on stderr for an invalid setting', async () => {
+    const { code, stderr } = await finish(startProgram(['--port', 'eighty', '--data-dir', dataDir]));
+    expect(code).toBe(2);
+    expect(stderr).toBe('agent-server: invalid --port / PORT: must be a whole number\n');
+  });
+
+  it('serves HTTP and the event WebSocket with a session key, and stops cleanly on SIGTERM', async () => {
+    child = startProgram(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], { OH_SESSION_API_KEYS_0: 'test-key' });
+    const port = await listeningPort(child);
+    const url = `http://127.0.0.1:${port}`;
+
+    expect((await fetch(`${url}/alive`)).status).toBe(200);
+    expect((await fetch(`${url}/api/conversations/count`)).status).toBe(401);
+    const created = await fetch(`${url}/api/conversations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Session-API-Key': 'test-key' },
+      body: JSON.stringify(startRequest()),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/sockets/events/${id}?session_api_key=test-key`);
+    const [frame] = (await once(socket, 'message')) as [Buffer];
+    expect(JSON.parse(frame.toString())).toMatchObject({ kind: 'ConversationStateUpdateEvent', key: 'full_state', value: { id } });
+    socket.close();
+    await once(socket, 'close');
+
+    const exited = finish(child);
+    child.kill('SIGTERM');
+    const { code, stdout } = await exited;
+    expect(code).toBe(0);
+    expect(stdout).toContain('agent-server stopped');
+  });
+});
+
+describe('parseConfig', () => {
+  it('uses the defaults, then the environment, then the flags', () => {
+    expect(parseConfig([], {})).toEqual({
+      help: false,
+      config: { host: '127.0.0.1', port: 8000, dataDir: './data', logLevel: 'info', sessionKeys: [] },
+    });
+    const env = { HOST: '::1', PORT: '9000', DATA_DIR: '/env', LOG_LEVEL: 'debug' };
+    expect(parseConfig([], env)).toMatchObject({ config: { host: '::1', port: 9000, dataDir: '/env', logLevel: 'debug' } });
+    expect(parseConfig(['--host', 'localhost', '--port', '0', '--data-dir', '/flag'], env)).toMatchObject({
+      config: { host: 'localhost', port: 0, dataDir: '/flag' },
+    });
+    expect(parseConfig(['-h'], {})).toEqual({ help: true });
+  });
+
+  it('collects the session keys in order and ignores empty ones', () => {
+    const env = { OH_SESSION_API_KEYS_10: 'ten', OH_SESSION_API_KEYS_0: 'zero', OH_SESSION_API_KEYS_2: '', SESSION_API_KEY: 'plain', OTHER: 'x' };
+    expect(sessionKeysFromEnv(env)).toEqual(['zero', 'ten', 'plain']);
+  });
+
+  it('refuses bad values with a message naming the setting', () => {
+    const message = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
+      try {
+        parseConfig(argv, env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as Error).message;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(message(['--port', '70000'])).toBe('invalid --port / PORT: must be at most 65535');
+    expect(message([], { PORT: '-1' })).toBe('invalid --port / PORT: must be a whole number');
+    expect(message(['--data-dir', ''])).toBe('invalid --data-dir / DATA_DIR: must not be empty');
+    expect(message([], { LOG_LEVEL: 'loud' })).toMatch(/^invalid LOG_LEVEL: /);
+    expect(message(['--verbose'])).toMatch(/--verbose.*\(see --help\)$/);
+    expect(message(['--host', '0.0.0.0'])).toMatch(/^invalid --host \/ HOST: a non-loopback address needs a session API key/);
+    expect(parseConfig(['--host', '0.0.0.0'], { SESSION_API_KEY: 'k' })).toMatchObject({ config: { host: '0.0.0.0', sessionKeys: ['k'] } });
+  });
+});

@@ -1,0 +1,65 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isValidSessionKey } from '../../../src/agent-server/auth.js';
+import { SESSION_KEY_HEADER, startRequest } from '../../helpers/agent-server.js';
+import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
+
+let dataDir: string;
+let server: AgentServer;
+
+beforeEach(async () => {
+  dataDir = await makeTempDir();
+  server = await createAgentServerApp({ dataDir, sessionKeys: ['key-zero', 'key-one'] });
+});
+
+afterEach(async () => {
+  await server.close();
+  await removeDir(dataDir);
+});
+
+const UNAUTHORIZED = { detail: 'Invalid or missing X-Session-API-Key' };
+
+async function get(path: string, key?: string): Promise<{ status: number; body: unknown }> {
+  const response = await server.app.request(path, { headers: key === undefined ? {} : { [SESSION_KEY_HEADER]: key } });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('session API keys', () => {
+  it('answers 401 without a key or with a wrong one, on every route but /alive and /health', async () => {
+    for (const path of ['/ready', '/server_info', '/api/conversations/search', '/api/conversations/count', '/openapi.json', '/no/such/route']) {
+      expect(await get(path), path).toEqual({ status: 401, body: UNAUTHORIZED });
+      expect(await get(path, 'key-two'), path).toEqual({ status: 401, body: UNAUTHORIZED });
+      expect(await get(path, ''), path).toEqual({ status: 401, body: UNAUTHORIZED });
+    }
+    const post = await server.app.request('/api/conversations', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(startRequest()),
+    });
+    expect(post.status).toBe(401);
+    expect(server.conversations.count()).toBe(0);
+  });
+
+  it('accepts any configured key', async () => {
+    expect((await get('/api/conversations/count', 'key-zero')).status).toBe(200);
+    expect(await get('/api/conversations/count', 'key-one')).toEqual({ status: 200, body: 0 });
+    const lower = await server.app.request('/server_info', { headers: { 'x-session-api-key': 'key-one' } });
+    expect(lower.status).toBe(200);
+  });
+
+  it('leaves /alive and /health open', async () => {
+    expect(await get('/alive')).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await get('/health')).toEqual({ status: 200, body: 'OK' });
+  });
+});
+
+describe('isValidSessionKey', () => {
+  it('matches exactly one of the keys, and anything when no key is configured', () => {
+    expect(isValidSessionKey(['a', 'bb'], 'bb')).toBe(true);
+    expect(isValidSessionKey(['a', 'bb'], 'b')).toBe(false);
+    expect(isValidSessionKey(['a', 'bb'], 'bbb')).toBe(false);
+    expect(isValidSessionKey(['a'], undefined)).toBe(false);
+    expect(isValidSessionKey([], undefined)).toBe(true);
+    expect(isValidSessionKey([], 'anything')).toBe(true);
+  });
+});

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import packageJson from '../../../package.json' with { type: 'json' };
+import { TestAgentServer } from '../../helpers/agent-server.js';
+import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+
+let dataDir: string;
+let server: TestAgentServer;
+
+beforeEach(async () => {
+  dataDir = await makeTempDir();
+  server = await TestAgentServer.open(dataDir);
+});
+
+afterEach(async () => {
+  await server.close();
+  await removeDir(dataDir);
+});
+
+describe('server details', () => {
+  it('answers /alive, /health and /ready', async () => {
+    expect(await server.callJson('GET', '/alive')).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await server.callJson('GET', '/health')).toEqual({ status: 200, body: 'OK' });
+    expect(await server.callJson('GET', '/ready')).toEqual({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('answers /server_info with the version and times in seconds', async () => {
+    const { status, body } = await server.callJson('GET', '/server_info');
+    expect(status).toBe(200);
+    expect(body).toEqual({ title: 'agent-server', version: packageJson.version, uptime: expect.any(Number), idle_time: expect.any(Number) });
+    expect(body.uptime).toBeGreaterThanOrEqual(0);
+    expect(body.idle_time).toBeGreaterThanOrEqual(0);
+  });
+
+  it('describes every route in /openapi.json', async () => {
+    const { status, body } = await server.callJson('GET', '/openapi.json');
+    expect(status).toBe(200);
+    expect(Object.keys(body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/conversations',
+        '/api/conversations/search',
+        '/api/conversations/{conversation_id}/events/search',
+        '/api/conversations/{conversation_id}/events/import',
+        '/server_info',
+      ]),
+    );
+    const search = body.paths['/api/conversations/{conversation_id}/events/search'].get;
+    expect(search.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+      ['body', 'conversation_id', 'kind', 'limit', 'page_id', 'sort_order', 'source', 'timestamp__gte', 'timestamp__lt'],
+    );
+  });
+
+  it('answers unknown routes with FastAPI\'s 404 body', async () => {
+    expect(await server.callJson('GET', '/api/nothing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
+  });
+});

@@ -1,0 +1,77 @@
+import { createAgentServerApp, type AgentServer } from '../../src/agent-server/app.js';
+import type { ConversationInfo } from '../../src/agent-server/conversations/info.js';
+
+export const SESSION_KEY_HEADER = 'X-Session-API-Key';
+
+export interface CallOptions {
+  /** Sent as JSON with content-type application/json. */
+  json?: unknown;
+  /** Sent as is; set the content-type in `headers`. */
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * An agent-server app over a data directory, driven through `app.request()` (no port). `reopen()`
+ * closes it and opens a new one over the same directory, as a restart would.
+ */
+export class TestAgentServer {
+  private constructor(
+    readonly server: AgentServer,
+    readonly dataDir: string,
+    private readonly sessionKeys: readonly string[],
+    private readonly defaultHeaders: Record<string, string>,
+  ) {}
+
+  static async open(dataDir: string, options: { sessionKeys?: readonly string[] } = {}): Promise<TestAgentServer> {
+    const sessionKeys = options.sessionKeys ?? [];
+    const server = await createAgentServerApp({ dataDir, sessionKeys });
+    const headers: Record<string, string> = sessionKeys[0] ? { [SESSION_KEY_HEADER]: sessionKeys[0] } : {};
+    return new TestAgentServer(server, dataDir, sessionKeys, headers);
+  }
+
+  async call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
+    const headers = { ...this.defaultHeaders, ...options.headers };
+    let body = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    return this.server.app.request(path, { method, headers, body });
+  }
+
+  /** Calls and returns the status with the parsed JSON body. */
+  async callJson(method: string, path: string, options: CallOptions = {}): Promise<{ status: number; body: any }> {
+    const response = await this.call(method, path, options);
+    return { status: response.status, body: await response.json() };
+  }
+
+  async createConversation(overrides: Record<string, unknown> = {}): Promise<ConversationInfo> {
+    const { status, body } = await this.callJson('POST', '/api/conversations', { json: startRequest(overrides) });
+    if (status !== 201) throw new Error(`creating a conversation answered ${status}: ${JSON.stringify(body)}`);
+    return body as ConversationInfo;
+  }
+
+  async reopen(): Promise<TestAgentServer> {
+    await this.close();
+    return TestAgentServer.open(this.dataDir, { sessionKeys: this.sessionKeys });
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}
+
+/** A minimal valid StartConversationRequest, with fields replaced by `overrides`. */
+export function startRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    agent: { kind: 'Agent', llm: { model: 'test-model', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-secret' } },
+    workspace: { working_dir: '/workspace' },
+    ...overrides,
+  };
+}
+
+/** The body of POST .../events for a user text message. */
+export function textMessage(text: string, role = 'user'): Record<string, unknown> {
+  return { role, content: [{ type: 'text', text }] };
+}

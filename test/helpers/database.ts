@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { type DatabaseHandle, openDatabase } from '../../src/sandbox-server/db/client.js';
+
+export type TestDriver = 'pglite' | 'postgres';
+
+const adminUrl = process.env.DATABASE_URL;
+
+if (!adminUrl) {
+  if (process.env.CI === 'true') {
+    throw new Error('DATABASE_URL is not set: CI must run the PostgreSQL variant of the database tests');
+  }
+  console.warn('\n*** DATABASE_URL is not set: SKIPPING the PostgreSQL variant of the database tests (PGlite only) ***\n');
+}
+
+/** The drivers every database test runs against: both, unless PostgreSQL is unavailable on a dev machine. */
+export const testDrivers: TestDriver[] = adminUrl ? ['pglite', 'postgres'] : ['pglite'];
+
+/**
+ * A fresh, migrated database of its own: PGlite in memory, or a new `test_<random>` database on
+ * the DATABASE_URL server, dropped again by `close()`.
+ */
+export async function openTestDatabase(driver: TestDriver): Promise<DatabaseHandle> {
+  if (driver === 'pglite') return openDatabase({});
+  if (!adminUrl) throw new Error('DATABASE_URL is not set');
+  const name = `test_${randomBytes(8).toString('hex')}`;
+  await withAdmin((sql) => sql.unsafe(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ url: url.toString() });
+  return {
+    ...handle,
+    async close() {
+      await handle.close();
+      await withAdmin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+async function withAdmin(run: (sql: postgres.Sql) => Promise<unknown>): Promise<void> {
+  const sql = postgres(adminUrl as string, { max: 1, onnotice: () => {} });
+  try {
+    await run(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import Docker from 'dockerode';
+import { LABEL_INSTANCE } from '../../src/sandbox-server/runtime/runtime.js';
+
+/** The offline base image CI builds (node at /usr/local/bin/node); also the image of test sandboxes. */
+export const TEST_BASE_IMAGE = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
+
+/**
+ * A stand-in agent-server for runtime tests: answers GET /alive on 8000 and starts in a blink, so
+ * tests exercise the engine and the reconciler rather than the agent-server.
+ */
+export const ALIVE_SERVER_COMMAND = [
+  'node',
+  '-e',
+  "require('http').createServer((q, s) => { s.writeHead(q.url === '/alive' ? 200 : 404, { 'content-type': 'application/json' }); s.end(q.url === '/alive' ? '{\"status\":\"ok\"}' : '{}'); }).listen(8000, '0.0.0.0')",
+];
+
+/**
+ * The engine, or undefined when it cannot be reached outside CI (with a loud warning, so a skipped
+ * integration suite is noticed). Under CI=true an unreachable engine fails the run.
+ */
+export async function connectDocker(): Promise<Docker | undefined> {
+  const docker = new Docker();
+  try {
+    await docker.ping();
+    return docker;
+  } catch (error) {
+    if (process.env.CI === 'true') throw new Error(`Docker is not reachable (CI=true): ${String(error)}`);
+    console.warn(`\n!!! Docker is not reachable (${String(error)}): SKIPPING the tests against the real engine !!!\n`);
+    return undefined;
+  }
+}
+
+/** A fresh instance label value, so parallel test files never touch each other's containers. */
+export function testInstanceId(): string {
+  return `test-${randomBytes(6).toString('hex')}`;
+}
+
+/** Removes every container and volume carrying the instance label. */
+export async function removeInstanceResources(docker: Docker, instanceId: string): Promise<void> {
+  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
+  const containers = await docker.listContainers({ all: true, filters });
+  await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
+  const { Volumes } = await docker.listVolumes({ filters });
+  await Promise.all((Volumes ?? []).map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
+}
