@@ -5,7 +5,11 @@ import { chmod } from 'node:fs/promises';
 
 const programs = {
   'agent-server': 'src/agent-server/main.ts',
+  'sandbox-server': 'src/sandbox-server/main.ts',
 };
+// Programs that run on the host beside node_modules keep their dependencies external: dockerode's
+// native addons and PGlite's wasm files cannot be inlined into one file.
+const hostPrograms = new Set(['sandbox-server']);
 
 await Promise.all(
   Object.entries(programs).map(async ([name, entry]) => {
@@ -18,6 +22,7 @@ await Promise.all(
       target: 'node20',
       format: 'esm',
       sourcemap: true,
+      packages: hostPrograms.has(name) ? 'external' : undefined,
       logLevel: 'warning',
       // Bundled CommonJS dependencies call require(); give them one.
       banner: {

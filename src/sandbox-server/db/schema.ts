@@ -26,6 +26,11 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   resumeOnAccess: boolean('resume_on_access').notNull().default(true),
   isDefault: boolean('is_default').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /**
+   * Deleting a spec only sets this: deleted sandboxes keep their rows (see below), and those rows
+   * still reference the spec. A deleted spec is gone from the API; creating one with its id revives it.
+   */
+  deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
 });
 
 export type DesiredState = 'RUNNING' | 'PAUSED' | 'DELETED';
@@ -65,3 +70,71 @@ export const sandboxes = pgTable(
 
 export type SandboxSpecRow = typeof sandboxSpecs.$inferSelect;
 export type SandboxRow = typeof sandboxes.$inferSelect;
+
+export type StartTaskStatus =
+  | 'WORKING'
+  | 'WAITING_FOR_SANDBOX'
+  | 'PREPARING_REPOSITORY'
+  | 'RUNNING_SETUP_SCRIPT'
+  | 'SETTING_UP_GIT_HOOKS'
+  | 'SETTING_UP_SKILLS'
+  | 'STARTING_CONVERSATION'
+  | 'READY'
+  | 'ERROR';
+
+/** Why a start task ended in ERROR, so `?wait=true` can answer with a fitting status. */
+export type StartTaskFailure = 'not_found' | 'conflict' | 'upstream' | 'timeout';
+
+/**
+ * The background job behind POST /api/v1/app-conversations. It lives in the database so a
+ * restarted control plane picks up every task not yet READY or ERROR where it stopped.
+ */
+export const appConversationStartTasks = pgTable(
+  'app_conversation_start_tasks',
+  {
+    id: text('id').primaryKey(),
+    createdByUserId: text('created_by_user_id'),
+    status: text('status').$type<StartTaskStatus>().notNull(),
+    detail: text('detail'),
+    failure: text('failure').$type<StartTaskFailure>(),
+    /** The id the conversation will have; shown as app_conversation_id once READY. */
+    conversationId: text('conversation_id').notNull(),
+    sandboxId: text('sandbox_id'),
+    agentServerUrl: text('agent_server_url'),
+    /** The request as received, without its secrets. */
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    /** Kept apart from `request` so no answer carries them; cleared once the task ends. */
+    secrets: jsonb('secrets').$type<Record<string, string>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('start_tasks_created_at_idx').on(t.createdAt, t.id), index('start_tasks_status_idx').on(t.status)],
+);
+
+/** A conversation on some sandbox's agent-server; its events stay on the agent-server. */
+export const appConversations = pgTable(
+  'app_conversations',
+  {
+    id: text('id').primaryKey(),
+    createdByUserId: text('created_by_user_id'),
+    sandboxId: text('sandbox_id').notNull(),
+    title: text('title'),
+    llmModel: text('llm_model'),
+    tags: jsonb('tags').$type<Record<string, string>>().notNull().default({}),
+    selectedRepository: text('selected_repository'),
+    selectedBranch: text('selected_branch'),
+    gitProvider: text('git_provider'),
+    trigger: text('trigger'),
+    prNumber: jsonb('pr_number').$type<number[]>().notNull().default([]),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('app_conversations_created_at_idx').on(t.createdAt, t.id),
+    index('app_conversations_updated_at_idx').on(t.updatedAt, t.id),
+    index('app_conversations_sandbox_idx').on(t.sandboxId),
+  ],
+);
+
+export type StartTaskRow = typeof appConversationStartTasks.$inferSelect;
+export type AppConversationRow = typeof appConversations.$inferSelect;

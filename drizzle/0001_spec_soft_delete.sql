@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_specs" ADD COLUMN "deleted_at" timestamp with time zone;

@@ -1,0 +1,137 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+// This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
+// invalid level would crash there with a stack trace instead of the one-line message below.
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+/** One environment variable: how it is parsed, its default, and what `--help` says about it. */
+interface Variable<T extends z.ZodType> {
+  schema: T;
+  default?: string;
+  help: string;
+  /** Never echoed in error messages. */
+  secret?: boolean;
+}
+
+const variable = <T extends z.ZodType>(v: Variable<T>) => v;
+
+/** Every setting of the control plane. `--help` and the README list exactly these. */
+export const CONFIG_VARIABLES = {
+  HOST: variable({ schema: z.string().min(1), default: '127.0.0.1', help: 'Address to listen on.' }),
+  PORT: variable({ schema: integer(0, 65_535), default: '3000', help: 'Port to listen on (0 picks a free one).' }),
+  DATA_DIR: variable({
+    schema: z.string().min(1).transform((dir) => resolve(dir)),
+    default: './.data',
+    help: 'Directory for local state; the embedded PGlite database lives in DATA_DIR/pglite.',
+  }),
+  DATABASE_URL: variable({
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
+    help: 'postgres://user:password@host:port/db selects PostgreSQL; unset selects embedded PGlite.',
+    secret: true,
+  }),
+  SANDBOX_SERVER_API_KEYS: variable({
+    schema: z
+      .string()
+      .transform((value) => value.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
+      .pipe(z.array(z.string().min(16, 'every key must be at least 16 characters long'))),
+    default: '',
+    help: 'Comma-separated API keys clients send as "Authorization: Bearer <key>". Unset turns auth off (loopback HOST only).',
+    secret: true,
+  }),
+  MAX_RUNNING_SANDBOXES: variable({
+    schema: integer(1),
+    default: '10',
+    help: 'At most this many sandboxes run; starting one more pauses the least recently used.',
+  }),
+  SANDBOX_BASE_IMAGE: variable({
+    schema: z.string().min(1),
+    default: 'node:20-bookworm-slim',
+    help: 'Base image the agent-server image is built FROM (build arg).',
+  }),
+  AGENT_SERVER_IMAGE: variable({
+    schema: z.string().min(1),
+    default: 'sandbox-server/agent-server:local',
+    help: 'Tag of the agent-server image; the default sandbox spec runs it. Built on first use when missing.',
+  }),
+  SANDBOX_SERVER_INSTANCE: variable({
+    schema: z
+      .string()
+      .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/, 'must be 1-63 letters, digits, "_", "." or "-", starting with a letter or digit'),
+    default: 'default',
+    help: 'Label value that separates control planes sharing one Docker engine.',
+  }),
+  RECONCILE_INTERVAL_MS: variable({
+    schema: integer(100),
+    default: '5000',
+    help: 'How often every sandbox is compared with its container, besides requests and Docker events.',
+  }),
+  ORPHAN_GRACE_SECONDS: variable({
+    schema: integer(0),
+    default: '60',
+    help: 'A labelled container no sandbox claims is removed after this long.',
+  }),
+  LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
+};
+
+type Variables = typeof CONFIG_VARIABLES;
+export type SandboxServerConfig = { [K in keyof Variables]: z.output<Variables[K]['schema']> };
+
+/** A setting that cannot be used; `message` is the one line printed before exiting. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once, at start. Empty values count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv): SandboxServerConfig {
+  const config: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(CONFIG_VARIABLES) as [string, Variable<z.ZodType>][]) {
+    const raw = env[name] === undefined || env[name] === '' ? spec.default : env[name];
+    const result = spec.schema.safeParse(raw);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const where = issue && issue.path.length > 0 ? ` (entry ${issue.path.join('.')})` : '';
+      const shown = spec.secret ? '' : `=${JSON.stringify(raw)}`;
+      throw new ConfigError(`invalid ${name}${shown}: ${issue?.message ?? 'invalid value'}${where}`);
+    }
+    config[name] = result.data;
+  }
+  const parsed = config as SandboxServerConfig;
+  if (parsed.SANDBOX_SERVER_API_KEYS.length === 0 && !isLoopbackHost(parsed.HOST)) {
+    throw new ConfigError(
+      `refusing to listen on HOST=${parsed.HOST} without authentication: set SANDBOX_SERVER_API_KEYS, or listen on a loopback address such as 127.0.0.1`,
+    );
+  }
+  return parsed;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** The text of `sandbox-server --help`. */
+export function configHelp(): string {
+  const lines = [
+    'Usage: sandbox-server [image build]',
+    '',
+    '  sandbox-server              run the control plane (HTTP API and reconciler)',
+    '  sandbox-server image build  build the agent-server image, then exit',
+    '',
+    'Environment variables:',
+  ];
+  const width = Math.max(...Object.keys(CONFIG_VARIABLES).map((name) => name.length));
+  for (const [name, spec] of Object.entries(CONFIG_VARIABLES) as [string, Variable<z.ZodType>][]) {
+    const fallback = spec.default === undefined ? '' : ` (default: ${spec.default === '' ? 'none' : spec.default})`;
+    lines.push(`  ${name.padEnd(width)}  ${spec.help}${fallback}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,43 @@
+import { z } from '@hono/zod-openapi';
+
+/** Answer of write routes with nothing else to say. */
+export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Success');
+
+/** At most this many ids in one batch get; more is a 400, as in OpenHands' contract. */
+export const MAX_BATCH_IDS = 100;
+
+/**
+ * `?id=a&id=b`: Hono hands over a single value as a string and repeated ones as an array.
+ * The count is checked by the service (a 400, not a 422).
+ */
+export const BatchIdsQuerySchema = z.object({
+  id: z
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string()))
+    .openapi({ type: 'array', items: { type: 'string' }, description: `Ids to fetch (at most ${MAX_BATCH_IDS}).` }),
+});
+
+export const ErrorDetailSchema = z.object({ detail: z.string() }).openapi('ErrorDetail');
+
+export const ValidationErrorSchema = z
+  .object({
+    detail: z.array(
+      z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }).openapi('ValidationError'),
+    ),
+  })
+  .openapi('HTTPValidationError');
+
+/** The error answers every /api route may give, for the OpenAPI document. */
+export function errorResponses<const S extends number>(...statuses: S[]) {
+  const descriptions: Record<number, string> = {
+    400: 'Bad request',
+    401: 'Missing or invalid API key',
+    404: 'Not found',
+    409: 'Conflict with the current state',
+  };
+  const responses = {} as Record<S | 422, { description: string; content: { 'application/json': { schema: z.ZodType } } }>;
+  for (const status of statuses) {
+    responses[status] = { description: descriptions[status] ?? 'Error', content: { 'application/json': { schema: ErrorDetailSchema } } };
+  }
+  responses[422] = { description: 'Validation error', content: { 'application/json': { schema: ValidationErrorSchema } } };
+  return responses;
+}

@@ -1,0 +1,77 @@
+import { z } from '@hono/zod-openapi';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+
+export const ExposedPortSchema = z
+  .object({
+    name: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be upper case letters, digits and "_", e.g. AGENT_SERVER'),
+    container_port: z.number().int().min(1).max(65_535),
+  })
+  .strict()
+  .openapi('ExposedPort');
+
+export const SandboxSpecInfoSchema = z
+  .object({
+    id: z.string(),
+    command: z.array(z.string()).nullable(),
+    initial_env: z.record(z.string(), z.string()),
+    working_dir: z.string(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    image: z.string(),
+    exposed_ports: z.array(ExposedPortSchema),
+    cpus: z.number().nullable(),
+    memory_mb: z.number().int().nullable(),
+    pids_limit: z.number().int().nullable(),
+    idle_pause_seconds: z.number().int().nullable(),
+    ttl_seconds: z.number().int().nullable(),
+    resume_on_access: z.boolean(),
+    is_default: z.boolean(),
+  })
+  .openapi('SandboxSpecInfo');
+export type SandboxSpecInfo = z.infer<typeof SandboxSpecInfoSchema>;
+
+export const SandboxSpecPageSchema = pageSchema(SandboxSpecInfoSchema).openapi('SandboxSpecInfoPage');
+
+export const SearchSandboxSpecsQuerySchema = z.object({ page_id: PageIdQuerySchema, limit: LimitQuerySchema });
+
+export const SandboxSpecIdParamsSchema = z.object({ id: z.string().min(1) });
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const AGENT_SERVER_PORT = { name: 'AGENT_SERVER', container_port: 8000 };
+
+/** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
+export const CreateSandboxSpecRequestSchema = z
+  .object({
+    /** Defaults to the image, as OpenHands names Docker specs. */
+    id: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
+      .optional(),
+    image: z.string().min(1).max(255).regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters'),
+    command: z.array(z.string()).min(1).nullable().default(null),
+    initial_env: z
+      .record(z.string(), z.string())
+      .superRefine((env, ctx) => {
+        for (const name of Object.keys(env)) {
+          if (!ENV_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'must be a valid environment variable name' });
+        }
+      })
+      .default({}),
+    working_dir: z.string().startsWith('/', 'must be an absolute path').default('/workspace'),
+    exposed_ports: z
+      .array(ExposedPortSchema)
+      .max(16)
+      .default([AGENT_SERVER_PORT])
+      .refine((ports) => new Set(ports.map((p) => p.name)).size === ports.length, 'port names must be unique')
+      .refine((ports) => new Set(ports.map((p) => p.container_port)).size === ports.length, 'container ports must be unique'),
+    cpus: z.number().positive().max(1024).nullable().default(null),
+    memory_mb: z.number().int().min(16).nullable().default(null),
+    pids_limit: z.number().int().min(1).nullable().default(null),
+    idle_pause_seconds: z.number().int().min(1).nullable().default(null),
+    ttl_seconds: z.number().int().min(1).nullable().default(null),
+    resume_on_access: z.boolean().default(true),
+  })
+  .strict()
+  .openapi('CreateSandboxSpecRequest');
+export type CreateSandboxSpecRequest = z.infer<typeof CreateSandboxSpecRequestSchema>;

@@ -1,0 +1,44 @@
+import { z } from '@hono/zod-openapi';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+
+export const SandboxStatusSchema = z.enum(['STARTING', 'RUNNING', 'PAUSED', 'ERROR', 'MISSING']).openapi('SandboxStatus');
+
+export const ExposedUrlSchema = z
+  .object({
+    name: z.string().openapi({ example: 'AGENT_SERVER' }),
+    url: z.string().openapi({ example: 'http://127.0.0.1:32768' }),
+    /** The host port, the one in `url`. */
+    port: z.number().int(),
+  })
+  .openapi('ExposedUrl');
+
+export const SandboxInfoSchema = z
+  .object({
+    id: z.string(),
+    created_by_user_id: z.string().nullable(),
+    sandbox_spec_id: z.string(),
+    status: SandboxStatusSchema,
+    /** Only while RUNNING: the key the sandbox's agent-server expects in X-Session-API-Key. */
+    session_api_key: z.string().nullable(),
+    exposed_urls: z.array(ExposedUrlSchema).nullable(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('SandboxInfo');
+export type SandboxInfo = z.infer<typeof SandboxInfoSchema>;
+
+export const SandboxPageSchema = pageSchema(SandboxInfoSchema).openapi('SandboxPage');
+
+export const SearchSandboxesQuerySchema = z.object({
+  page_id: PageIdQuerySchema,
+  limit: LimitQuerySchema,
+  status: SandboxStatusSchema.optional(),
+});
+
+export const SandboxIdParamsSchema = z.object({ id: z.string().min(1) });
+
+export const StartSandboxQuerySchema = z.object({ sandbox_spec_id: z.string().min(1).optional() });
+
+export const StartSandboxRequestSchema = z
+  .object({ sandbox_spec_id: z.string().min(1).nullable().optional() })
+  .strict()
+  .openapi('StartSandboxRequest');

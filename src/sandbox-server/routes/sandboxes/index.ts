@@ -1,0 +1,20 @@
+import type { RouteRegistrar } from '../types.js';
+import { registerBatchGetSandboxes } from './batch-get.js';
+import { registerDeleteSandbox } from './delete.js';
+import { registerPauseSandbox } from './pause.js';
+import { registerResumeSandbox } from './resume.js';
+import { registerSearchSandboxes } from './search.js';
+import { registerStartSandbox } from './start.js';
+
+export const registerSandboxRoutes: RouteRegistrar = (app, ctx) => {
+  for (const register of [
+    registerSearchSandboxes,
+    registerBatchGetSandboxes,
+    registerStartSandbox,
+    registerPauseSandbox,
+    registerResumeSandbox,
+    registerDeleteSandbox,
+  ]) {
+    register(app, ctx);
+  }
+};

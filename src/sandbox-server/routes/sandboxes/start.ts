@@ -1,0 +1,33 @@
+import { createRoute } from '@hono/zod-openapi';
+import { validationError } from '../../../http/errors.js';
+import { errorResponses } from '../../models/common.js';
+import { SandboxInfoSchema, StartSandboxQuerySchema, StartSandboxRequestSchema } from '../../models/sandbox.js';
+import { startSandbox } from '../../services/sandboxes/start-sandbox.js';
+import type { RouteRegistrar } from '../types.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/api/v1/sandboxes',
+  tags: ['Sandboxes'],
+  summary: 'Start a sandbox; answers at once with status STARTING',
+  description: 'sandbox_spec_id may be given in the query or in the JSON body; absent, the default spec is used.',
+  request: {
+    query: StartSandboxQuerySchema,
+    body: { required: false, content: { 'application/json': { schema: StartSandboxRequestSchema } } },
+  },
+  responses: {
+    200: { description: 'The new sandbox', content: { 'application/json': { schema: SandboxInfoSchema } } },
+    ...errorResponses(401, 404),
+  },
+});
+
+export const registerStartSandbox: RouteRegistrar = (app, ctx) => {
+  app.openapi(route, async (c) => {
+    const fromQuery = c.req.valid('query').sandbox_spec_id;
+    const fromBody = c.req.valid('json').sandbox_spec_id ?? undefined;
+    if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
+      throw validationError(['body', 'sandbox_spec_id'], 'differs from sandbox_spec_id in the query');
+    }
+    return c.json(await startSandbox(ctx, { specId: fromBody ?? fromQuery }), 200);
+  });
+};

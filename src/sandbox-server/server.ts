@@ -1,0 +1,117 @@
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { logger } from '../logger.js';
+import { createSandboxServerApp } from './app.js';
+import type { SandboxServerConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { ensureAgentServerImage } from './image/index.js';
+import { Reconciler } from './reconciler/index.js';
+import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
+import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
+
+/** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
+export interface SandboxServerDependencies {
+  runtime: SandboxRuntime;
+  /** Makes the agent-server image exist (building it on first use). */
+  ensureImage(): Promise<unknown>;
+}
+
+export interface RunningSandboxServer {
+  /** http://host:port actually listened on (PORT=0 picks a free port). */
+  url: string;
+  /**
+   * Stops accepting connections, lets requests in flight finish, stops the reconciler and closes
+   * the database. Containers keep running; the next start adopts them.
+   */
+  close(): Promise<void>;
+}
+
+/** In-flight requests get this long to finish on shutdown before their connections are cut. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/** Wires config -> database -> runtime -> reconciler -> HTTP app, and listens. */
+export async function startSandboxServer(
+  config: SandboxServerConfig,
+  dependencies: Partial<SandboxServerDependencies> = {},
+): Promise<RunningSandboxServer> {
+  const log = logger.child({ component: 'sandbox-server' });
+  const database = await openDatabase(
+    config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: join(config.DATA_DIR, 'pglite') },
+  );
+  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE);
+
+  const runtime = dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE });
+  const ensureImage =
+    dependencies.ensureImage ??
+    (() =>
+      ensureAgentServerImage({
+        baseImage: config.SANDBOX_BASE_IMAGE,
+        tag: config.AGENT_SERVER_IMAGE,
+        onProgress: (line) => log.info({ image: config.AGENT_SERVER_IMAGE }, line),
+      }));
+  const reconciler = new Reconciler({
+    db: database.db,
+    runtime,
+    instanceId: config.SANDBOX_SERVER_INSTANCE,
+    intervalMs: config.RECONCILE_INTERVAL_MS,
+    orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
+  });
+  const app = createSandboxServerApp({
+    db: database.db,
+    reconciler,
+    apiKeys: config.SANDBOX_SERVER_API_KEYS,
+    maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
+  });
+
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await listen(app.fetch, config.HOST, config.PORT);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  if (config.SANDBOX_SERVER_API_KEYS.length === 0) {
+    log.warn('authentication is off: SANDBOX_SERVER_API_KEYS is not set, so anyone who can reach this address controls the sandboxes');
+  }
+  log.info({ url, database: database.driver, instance: config.SANDBOX_SERVER_INSTANCE }, 'sandbox-server listening');
+
+  // Requests are answered while the image builds; sandboxes asked for meanwhile are created by the
+  // reconciler's first pass, once the image exists. A failed build is logged, and the reconciler
+  // runs anyway so that pauses and deletes still take effect.
+  let closing = false;
+  void ensureImage()
+    .then((outcome) => log.info({ image: config.AGENT_SERVER_IMAGE, outcome }, 'agent-server image ready'))
+    .catch((err: unknown) => log.error({ err, image: config.AGENT_SERVER_IMAGE }, 'agent-server image is not available; sandboxes cannot start'))
+    .then(() => (closing ? undefined : reconciler.start()))
+    .catch((err: unknown) => log.error({ err }, 'reconciler failed to start'));
+
+  return {
+    url,
+    async close() {
+      closing = true;
+      await stopListening(server);
+      // A build still running is not waited for; the reconciler then never starts.
+      await reconciler.stop();
+      await database.close();
+      log.info('sandbox-server stopped');
+    },
+  };
+}
+
+function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<ReturnType<typeof serve>> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/** server.close() waits for requests in flight (and closes idle keep-alive connections). */
+async function stopListening(server: ReturnType<typeof serve>): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const timer = setTimeout(() => 'closeAllConnections' in server && server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+  await closed;
+  clearTimeout(timer);
+}

@@ -1,0 +1,17 @@
+import type { Database } from '../db/client.js';
+
+/** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
+export interface ReconcilerKick {
+  kick(sandboxId?: string): void;
+}
+
+/** Everything a service verb may use; built once by the app. */
+export interface ServiceContext {
+  db: Database;
+  reconciler: ReconcilerKick;
+  /** Starting or resuming beyond this pauses the least recently used running sandboxes. */
+  maxRunningSandboxes: number;
+}
+
+/** The handle a transaction callback receives; it runs the same queries as Database. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];

@@ -1,0 +1,40 @@
+import { isNotNull, sql } from 'drizzle-orm';
+import { ConflictError } from '../../../http/errors.js';
+import { sandboxSpecs } from '../../db/schema.js';
+import type { CreateSandboxSpecRequest, SandboxSpecInfo } from '../../models/sandbox-spec.js';
+import type { ServiceContext } from '../context.js';
+import { toSandboxSpecInfo } from './sandbox-spec-info.js';
+
+/**
+ * Adds a spec; its id defaults to the image. An id in use is a 409. The id of a deleted spec may be
+ * taken again: the deleted row (kept for the sandboxes that referenced it) is overwritten in the
+ * same statement, so two parallel requests cannot both succeed.
+ */
+export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandboxSpecRequest): Promise<SandboxSpecInfo> {
+  const values = {
+    id: input.id ?? input.image,
+    image: input.image,
+    command: input.command,
+    initialEnv: input.initial_env,
+    workingDir: input.working_dir,
+    exposedPorts: input.exposed_ports,
+    cpus: input.cpus,
+    memoryMb: input.memory_mb,
+    pidsLimit: input.pids_limit,
+    idlePauseSeconds: input.idle_pause_seconds,
+    ttlSeconds: input.ttl_seconds,
+    resumeOnAccess: input.resume_on_access,
+    isDefault: false,
+  };
+  const [row] = await ctx.db
+    .insert(sandboxSpecs)
+    .values(values)
+    .onConflictDoUpdate({
+      target: sandboxSpecs.id,
+      set: { ...values, createdAt: sql`now()`, deletedAt: null },
+      setWhere: isNotNull(sandboxSpecs.deletedAt),
+    })
+    .returning();
+  if (!row) throw new ConflictError(`Sandbox spec ${values.id} already exists`);
+  return toSandboxSpecInfo(row);
+}

@@ -1,0 +1,34 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { sandboxSpecs } from '../../db/schema.js';
+
+/** Where the agent-server listens inside its container, and the workspace its tools start in. */
+export const AGENT_SERVER_CONTAINER_PORT = 8000;
+export const DEFAULT_WORKING_DIR = '/workspace';
+
+/**
+ * Makes the spec that runs `agentServerImage` exist and be the only default; run at every start.
+ * Its id is the image, as OpenHands names Docker specs, so changing AGENT_SERVER_IMAGE adds a new
+ * default and leaves the old spec (and the sandboxes using it) alone. An existing spec of that id
+ * keeps its settings.
+ */
+export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(sandboxSpecs)
+      .values({
+        id: agentServerImage,
+        image: agentServerImage,
+        command: null,
+        initialEnv: {},
+        workingDir: DEFAULT_WORKING_DIR,
+        exposedPorts: [{ name: 'AGENT_SERVER', container_port: AGENT_SERVER_CONTAINER_PORT }],
+        isDefault: true,
+      })
+      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { isDefault: true, deletedAt: null } });
+    await tx
+      .update(sandboxSpecs)
+      .set({ isDefault: false })
+      .where(and(eq(sandboxSpecs.isDefault, true), ne(sandboxSpecs.id, agentServerImage)));
+  });
+}

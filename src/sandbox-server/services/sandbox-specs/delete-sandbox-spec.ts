@@ -1,0 +1,29 @@
+import { and, count, eq, isNull, ne } from 'drizzle-orm';
+import { ConflictError, NotFoundError } from '../../../http/errors.js';
+import { sandboxes, sandboxSpecs } from '../../db/schema.js';
+import type { ServiceContext } from '../context.js';
+
+/**
+ * Deletes a spec no live sandbox uses. The default spec cannot be deleted (sandboxes started
+ * without a spec need it). The row is kept, marked deleted, because deleted sandboxes still
+ * reference it.
+ */
+export async function deleteSandboxSpec(ctx: ServiceContext, id: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    // The row lock waits for a start that holds the spec FOR SHARE, so the count below sees it.
+    const [spec] = await tx
+      .select({ isDefault: sandboxSpecs.isDefault })
+      .from(sandboxSpecs)
+      .where(and(eq(sandboxSpecs.id, id), isNull(sandboxSpecs.deletedAt)))
+      .for('update');
+    if (!spec) throw new NotFoundError('Sandbox spec not found');
+    if (spec.isDefault) throw new ConflictError('The default sandbox spec cannot be deleted');
+    const [usage] = await tx
+      .select({ live: count() })
+      .from(sandboxes)
+      .where(and(eq(sandboxes.specId, id), ne(sandboxes.desiredState, 'DELETED')));
+    const live = usage?.live ?? 0;
+    if (live > 0) throw new ConflictError(`Sandbox spec is used by ${live} sandbox${live === 1 ? '' : 'es'}; delete them first`);
+    await tx.update(sandboxSpecs).set({ deletedAt: new Date() }).where(eq(sandboxSpecs.id, id));
+  });
+}

@@ -1,0 +1,23 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { NotFoundError } from '../../../http/errors.js';
+import { sandboxes } from '../../db/schema.js';
+import type { ServiceContext } from '../context.js';
+
+/**
+ * Wants the sandbox DELETED; the reconciler removes its container and data volume. The row stays
+ * (see the schema). Deleting a deleted sandbox succeeds again, so a client may retry a DELETE
+ * whose answer it lost; an id never seen is a 404.
+ */
+export async function deleteSandbox(ctx: ServiceContext, id: string): Promise<void> {
+  const updated = await ctx.db
+    .update(sandboxes)
+    .set({ desiredState: 'DELETED', updatedAt: new Date() })
+    .where(and(eq(sandboxes.id, id), ne(sandboxes.desiredState, 'DELETED')))
+    .returning({ id: sandboxes.id });
+  if (updated.length === 0) {
+    const [existing] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.id, id));
+    if (!existing) throw new NotFoundError('Sandbox not found');
+    return;
+  }
+  ctx.reconciler.kick(id);
+}

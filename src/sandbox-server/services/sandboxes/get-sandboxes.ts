@@ -1,0 +1,18 @@
+import { and, inArray, ne } from 'drizzle-orm';
+import { BadRequestError } from '../../../http/errors.js';
+import { sandboxes } from '../../db/schema.js';
+import { MAX_BATCH_IDS } from '../../models/common.js';
+import type { SandboxInfo } from '../../models/sandbox.js';
+import type { ServiceContext } from '../context.js';
+import { toSandboxInfo } from './sandbox-info.js';
+
+/** One entry per requested id, in order: the sandbox, or null when unknown or deleted. */
+export async function getSandboxes(ctx: ServiceContext, ids: readonly string[]): Promise<(SandboxInfo | null)[]> {
+  if (ids.length > MAX_BATCH_IDS) throw new BadRequestError(`Too many ids: at most ${MAX_BATCH_IDS} per request`);
+  const rows = await ctx.db
+    .select()
+    .from(sandboxes)
+    .where(and(inArray(sandboxes.id, [...new Set(ids)]), ne(sandboxes.desiredState, 'DELETED')));
+  const byId = new Map(rows.map((row) => [row.id, toSandboxInfo(row)]));
+  return ids.map((id) => byId.get(id) ?? null);
+}

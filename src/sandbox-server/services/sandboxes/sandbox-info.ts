@@ -1,0 +1,25 @@
+import type { SandboxRow } from '../../db/schema.js';
+import type { SandboxInfo } from '../../models/sandbox.js';
+
+/**
+ * The wire view of a sandbox row. The session key and URLs are only given while the sandbox is
+ * RUNNING: before that nothing answers on them, and after a pause the host ports change.
+ */
+export function toSandboxInfo(row: SandboxRow): SandboxInfo {
+  const running = row.status === 'RUNNING';
+  return {
+    id: row.id,
+    created_by_user_id: row.createdByUserId,
+    sandbox_spec_id: row.specId,
+    status: row.status,
+    session_api_key: running ? row.sessionApiKey : null,
+    exposed_urls: running && row.hostPorts ? exposedUrls(row.hostPorts) : null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+function exposedUrls(hostPorts: Record<string, number>): NonNullable<SandboxInfo['exposed_urls']> {
+  return Object.entries(hostPorts)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, port]) => ({ name, url: `http://127.0.0.1:${port}`, port }));
+}

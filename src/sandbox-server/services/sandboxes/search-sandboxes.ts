@@ -1,0 +1,39 @@
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import { validationError } from '../../../http/errors.js';
+import type { Page } from '../../../http/paging.js';
+import { type SandboxStatus, sandboxes } from '../../db/schema.js';
+import type { SandboxInfo } from '../../models/sandbox.js';
+import type { ServiceContext } from '../context.js';
+import { toSandboxInfo } from './sandbox-info.js';
+
+export interface SearchSandboxesInput {
+  pageId?: string;
+  limit: number;
+  status?: SandboxStatus;
+}
+
+/**
+ * Sandboxes not deleted, newest first (created_at, then id, both descending). `next_page_id` is
+ * the id of the first sandbox of the next page; the next query starts at that row's
+ * (created_at, id), compared inside the database so the microseconds JavaScript dates drop do not
+ * matter. Rows are never removed, so a page id stays valid even after its sandbox is deleted.
+ */
+export async function searchSandboxes(ctx: ServiceContext, input: SearchSandboxesInput): Promise<Page<SandboxInfo>> {
+  const conditions = [ne(sandboxes.desiredState, 'DELETED')];
+  if (input.status) conditions.push(eq(sandboxes.status, input.status));
+  if (input.pageId !== undefined) {
+    const [cursorRow] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.id, input.pageId));
+    if (!cursorRow) throw validationError(['query', 'page_id'], 'Unknown page_id');
+    conditions.push(
+      sql`(${sandboxes.createdAt}, ${sandboxes.id}) <= (select cursor.created_at, cursor.id from ${sandboxes} cursor where cursor.id = ${input.pageId})`,
+    );
+  }
+  const rows = await ctx.db
+    .select()
+    .from(sandboxes)
+    .where(and(...conditions))
+    .orderBy(desc(sandboxes.createdAt), desc(sandboxes.id))
+    .limit(input.limit + 1);
+  const next = rows.length > input.limit ? rows[input.limit] : undefined;
+  return { items: rows.slice(0, input.limit).map(toSandboxInfo), next_page_id: next?.id ?? null };
+}

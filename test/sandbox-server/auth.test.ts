@@ -1,0 +1,93 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { handleError } from '../../src/http/errors.js';
+import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
+import { apiKeyAuth } from '../../src/sandbox-server/auth.js';
+import type { Database } from '../../src/sandbox-server/db/client.js';
+import { recordKicks } from './harness.js';
+
+const KEYS = ['first-key-0123456789', 'second-key-0123456789'];
+
+/** The middleware in front of a route that only says it was reached. */
+function guarded(apiKeys: string[]) {
+  const app = new Hono();
+  app.onError(handleError);
+  app.use('*', apiKeyAuth({ apiKeys }));
+  app.all('*', (c) => c.json({ reached: true }));
+  return app;
+}
+
+describe('apiKeyAuth', () => {
+  it('answers 401 without a key, with a malformed header, or with a wrong key', async () => {
+    const app = guarded(KEYS);
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'Not authenticated'],
+      [{ authorization: KEYS[0] as string }, 'Not authenticated'],
+      [{ authorization: `Basic ${KEYS[0]}` }, 'Not authenticated'],
+      [{ authorization: 'Bearer' }, 'Not authenticated'],
+      [{ 'x-session-api-key': KEYS[0] as string }, 'Not authenticated'],
+      [{ authorization: 'Bearer wrong-key-0123456789' }, 'Invalid API key'],
+      [{ authorization: `Bearer ${KEYS[0]}x` }, 'Invalid API key'],
+      [{ authorization: `Bearer ${(KEYS[0] as string).slice(0, -1)}` }, 'Invalid API key'],
+    ];
+    for (const [headers, detail] of cases) {
+      const response = await app.request('/anything', { method: 'POST', headers });
+      expect(response.status, JSON.stringify(headers)).toBe(401);
+      expect(await response.json()).toEqual({ detail });
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    }
+  });
+
+  it('accepts every configured key, whatever the case of "Bearer"', async () => {
+    const app = guarded(KEYS);
+    for (const header of [`Bearer ${KEYS[0]}`, `Bearer ${KEYS[1]}`, `bearer ${KEYS[1]}`]) {
+      const response = await app.request('/anything', { headers: { authorization: header } });
+      expect(await response.json()).toEqual({ reached: true });
+    }
+  });
+
+  it('is off when no key is configured', async () => {
+    expect(await (await guarded([]).request('/anything')).json()).toEqual({ reached: true });
+  });
+});
+
+describe('the control plane app', () => {
+  // Requests that authentication stops never reach the database.
+  const unreachable = { execute: () => Promise.reject(new Error('not used')) } as unknown as Database;
+  const app = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: KEYS, maxRunningSandboxes: 10 });
+
+  it('guards every /api route, known or not', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/sandboxes/search'],
+      ['GET', '/api/v1/sandboxes?id=x'],
+      ['POST', '/api/v1/sandboxes'],
+      ['POST', '/api/v1/sandboxes/x/pause'],
+      ['DELETE', '/api/v1/sandboxes/x'],
+      ['POST', '/api/v1/sandbox-specs'],
+      ['GET', '/api/v1/unknown'],
+    ] as const) {
+      const response = await app.request(path, { method, headers: { authorization: 'Bearer nope-nope-nope-nope' } });
+      expect(response.status, `${method} ${path}`).toBe(401);
+      expect(await response.json()).toEqual({ detail: 'Invalid API key' });
+    }
+  });
+
+  it('leaves /alive and /openapi.json open', async () => {
+    expect(await (await app.request('/alive')).json()).toEqual({ status: 'ok' });
+    const doc = await app.request('/openapi.json');
+    expect(doc.status).toBe(200);
+    const paths = Object.keys(((await doc.json()) as { paths: object }).paths).sort();
+    expect(paths).toEqual([
+      '/alive',
+      '/api/v1/sandbox-specs',
+      '/api/v1/sandbox-specs/search',
+      '/api/v1/sandbox-specs/{id}',
+      '/api/v1/sandboxes',
+      '/api/v1/sandboxes/search',
+      '/api/v1/sandboxes/{id}',
+      '/api/v1/sandboxes/{id}/pause',
+      '/api/v1/sandboxes/{id}/resume',
+      '/health',
+    ]);
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES, ConfigError, configHelp, isLoopbackHost, loadConfig } from '../../src/sandbox-server/config.js';
+
+describe('loadConfig', () => {
+  it('serves one machine by default', () => {
+    expect(loadConfig({})).toEqual({
+      HOST: '127.0.0.1',
+      PORT: 3000,
+      DATA_DIR: `${process.cwd()}/.data`,
+      DATABASE_URL: undefined,
+      SANDBOX_SERVER_API_KEYS: [],
+      MAX_RUNNING_SANDBOXES: 10,
+      SANDBOX_BASE_IMAGE: 'node:20-bookworm-slim',
+      AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',
+      SANDBOX_SERVER_INSTANCE: 'default',
+      RECONCILE_INTERVAL_MS: 5000,
+      ORPHAN_GRACE_SECONDS: 60,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('reads every variable, splitting and trimming the API keys', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      DATA_DIR: '/var/lib/sandbox-server',
+      DATABASE_URL: 'postgresql://u:p@db:5432/x',
+      SANDBOX_SERVER_API_KEYS: ' key-one-0123456789abcdef , ,key-two-0123456789abcdef',
+      MAX_RUNNING_SANDBOXES: '3',
+      SANDBOX_BASE_IMAGE: 'sandbox-base:local',
+      AGENT_SERVER_IMAGE: 'agent:1',
+      SANDBOX_SERVER_INSTANCE: 'ci-42',
+      RECONCILE_INTERVAL_MS: '250',
+      ORPHAN_GRACE_SECONDS: '0',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      HOST: '0.0.0.0',
+      PORT: 8080,
+      DATA_DIR: '/var/lib/sandbox-server',
+      SANDBOX_SERVER_API_KEYS: ['key-one-0123456789abcdef', 'key-two-0123456789abcdef'],
+      MAX_RUNNING_SANDBOXES: 3,
+      SANDBOX_SERVER_INSTANCE: 'ci-42',
+      ORPHAN_GRACE_SECONDS: 0,
+      LOG_LEVEL: 'debug',
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
+  });
+
+  it('names the bad setting in one line', () => {
+    const cases: [NodeJS.ProcessEnv, string][] = [
+      [{ PORT: 'abc' }, 'invalid PORT="abc": Invalid input: expected number, received NaN'],
+      [{ PORT: '70000' }, 'invalid PORT="70000": Too big: expected number to be <=65535'],
+      [{ MAX_RUNNING_SANDBOXES: '0' }, 'invalid MAX_RUNNING_SANDBOXES="0": Too small: expected number to be >=1'],
+      [{ SANDBOX_SERVER_INSTANCE: 'a b' }, 'invalid SANDBOX_SERVER_INSTANCE="a b": must be 1-63 letters, digits, "_", "." or "-", starting with a letter or digit'],
+      [{ LOG_LEVEL: 'loud' }, 'invalid LOG_LEVEL="loud": Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
+    ];
+    for (const [env, message] of cases) expect(() => loadConfig(env)).toThrow(new ConfigError(message));
+  });
+
+  it('never echoes secrets', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db' })).toThrow(
+      new ConfigError('invalid DATABASE_URL: must start with postgres:// or postgresql://'),
+    );
+    expect(() => loadConfig({ SANDBOX_SERVER_API_KEYS: 'long-enough-key-0123456789,hunter2' })).toThrow(
+      new ConfigError('invalid SANDBOX_SERVER_API_KEYS: every key must be at least 16 characters long (entry 1)'),
+    );
+  });
+
+  it('refuses a non-loopback HOST without API keys', () => {
+    expect(() => loadConfig({ HOST: '0.0.0.0' })).toThrow(/refusing to listen on HOST=0.0.0.0 without authentication/);
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
+  });
+
+  it('recognises loopback addresses only', () => {
+    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].every(isLoopbackHost)).toBe(true);
+    expect(['0.0.0.0', '::', '10.0.0.1', '127.0.0.1.example.com', 'localhost.example.com'].some(isLoopbackHost)).toBe(false);
+  });
+});
+
+describe('configHelp', () => {
+  it('lists every variable with its default', () => {
+    const help = configHelp();
+    for (const name of Object.keys(CONFIG_VARIABLES)) expect(help).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(help).toContain('(default: 127.0.0.1)');
+    expect(help).toContain('image build');
+  });
+});

@@ -1,0 +1,64 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
+import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
+import { sandboxes, sandboxSpecs } from '../../src/sandbox-server/db/schema.js';
+import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
+import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { openTestDatabase, type TestDriver } from '../helpers/database.js';
+
+export const DEFAULT_IMAGE = 'sandbox-server/agent-server:test';
+export const API_KEY = 'test-api-key-0123456789';
+
+/** A reconciler stand-in that records what it was asked to look at. */
+export interface KickRecorder extends ReconcilerKick {
+  readonly kicks: (string | undefined)[];
+}
+
+export function recordKicks(): KickRecorder {
+  const kicks: (string | undefined)[] = [];
+  return { kicks, kick: (sandboxId) => void kicks.push(sandboxId) };
+}
+
+export interface TestApp {
+  app: OpenAPIHono;
+  handle: DatabaseHandle;
+  reconciler: KickRecorder;
+  /** app.request with the API key, JSON in and out. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Empties both tables and recreates the default spec. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openTestApp(
+  driver: TestDriver,
+  options: { maxRunningSandboxes?: number; apiKeys?: string[] } = {},
+): Promise<TestApp> {
+  const handle = await openTestDatabase(driver);
+  await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
+  const reconciler = recordKicks();
+  const app = createSandboxServerApp({
+    db: handle.db,
+    reconciler,
+    apiKeys: options.apiKeys ?? [API_KEY],
+    maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
+  });
+  return {
+    app,
+    handle,
+    reconciler,
+    async call(method, path, body) {
+      const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    },
+    async reset() {
+      await handle.db.delete(sandboxes);
+      await handle.db.delete(sandboxSpecs);
+      await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
+      reconciler.kicks.length = 0;
+    },
+    close: () => handle.close(),
+  };
+}

@@ -1,0 +1,54 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/sandbox-server/config.js';
+import { createFakeRuntime } from '../../src/sandbox-server/runtime/index.js';
+import { startSandboxServer } from '../../src/sandbox-server/server.js';
+
+const KEY = 'server-test-key-0123456789';
+
+describe('startSandboxServer', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'sandbox-server-test-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  const start = () => {
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test' });
+    return startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present' });
+  };
+
+  const call = async (url: string, method = 'GET') => {
+    const response = await fetch(url, { method, headers: { authorization: `Bearer ${KEY}` } });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  // Opens an embedded database on disk twice: slow on a busy machine, hence the long timeout.
+  it('listens, keeps its data in DATA_DIR across restarts, and creates the default spec once', async () => {
+    const first = await start();
+    let sandboxId: string;
+    let specs: unknown;
+    try {
+      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(await call(`${first.url}/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+      expect((await call(`${first.url}/api/v1/sandboxes/search`, 'GET')).status).toBe(200);
+      sandboxId = (await call(`${first.url}/api/v1/sandboxes`, 'POST')).body.id;
+      specs = (await call(`${first.url}/api/v1/sandbox-specs/search`)).body;
+    } finally {
+      await first.close();
+    }
+    await expect(fetch(`${first.url}/alive`)).rejects.toThrow();
+
+    const second = await start();
+    try {
+      expect((await call(`${second.url}/api/v1/sandbox-specs/search`)).body).toEqual(specs);
+      expect((await call(`${second.url}/api/v1/sandbox-specs/search`)).body.items).toHaveLength(1);
+      const [sandbox] = (await call(`${second.url}/api/v1/sandboxes?id=${sandboxId}`)).body;
+      expect(sandbox.id).toBe(sandboxId);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
+import { sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { openTestDatabase, testDrivers } from '../../helpers/database.js';
+
+describe.each(testDrivers)('ensureDefaultSandboxSpec (%s)', (driver) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await openTestDatabase(driver);
+  });
+  afterAll(() => handle.close());
+
+  const specs = () => handle.db.select().from(sandboxSpecs).orderBy(sandboxSpecs.id);
+
+  it('inserts the agent-server spec once, however often and however concurrently it runs', async () => {
+    await ensureDefaultSandboxSpec(handle.db, 'agent:1');
+    const [first] = await specs();
+    await Promise.all([1, 2, 3].map(() => ensureDefaultSandboxSpec(handle.db, 'agent:1')));
+    expect(await specs()).toEqual([first]);
+    expect(first).toMatchObject({
+      id: 'agent:1',
+      image: 'agent:1',
+      command: null,
+      initialEnv: {},
+      workingDir: '/workspace',
+      exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
+      isDefault: true,
+      deletedAt: null,
+    });
+  });
+
+  it('moves the default to a new image and back, keeping the old spec', async () => {
+    await ensureDefaultSandboxSpec(handle.db, 'agent:2');
+    expect((await specs()).map((s) => [s.id, s.isDefault])).toEqual([
+      ['agent:1', false],
+      ['agent:2', true],
+    ]);
+    await ensureDefaultSandboxSpec(handle.db, 'agent:1');
+    expect((await specs()).map((s) => [s.id, s.isDefault])).toEqual([
+      ['agent:1', true],
+      ['agent:2', false],
+    ]);
+  });
+});

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { newSandboxId, newSessionApiKey } from '../../../src/sandbox-server/services/sandboxes/new-ids.js';
+
+describe('new ids', () => {
+  it('makes 22-character URL-safe sandbox ids that start with a letter or digit', () => {
+    const ids = Array.from({ length: 2000 }, newSandboxId);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{21}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('makes distinct 43-character session keys', () => {
+    const keys = Array.from({ length: 100 }, newSessionApiKey);
+    for (const key of keys) expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { SandboxRow } from '../../../src/sandbox-server/db/schema.js';
+import { toSandboxInfo } from '../../../src/sandbox-server/services/sandboxes/sandbox-info.js';
+
+const row: SandboxRow = {
+  id: 'abc',
+  specId: 'spec',
+  createdByUserId: null,
+  desiredState: 'RUNNING',
+  status: 'STARTING',
+  statusDetail: null,
+  sessionApiKey: 'secret-key',
+  containerId: null,
+  hostPorts: null,
+  lastActiveAt: new Date('2030-01-01T00:00:00Z'),
+  createdAt: new Date('2030-01-01T00:00:00.123Z'),
+  updatedAt: new Date('2030-01-01T00:00:00Z'),
+  deletedAt: null,
+};
+
+describe('toSandboxInfo', () => {
+  it('hides the session key and URLs unless RUNNING', () => {
+    for (const status of ['STARTING', 'PAUSED', 'ERROR', 'MISSING'] as const) {
+      expect(toSandboxInfo({ ...row, status, hostPorts: { AGENT_SERVER: 4000 } })).toEqual({
+        id: 'abc',
+        created_by_user_id: null,
+        sandbox_spec_id: 'spec',
+        status,
+        session_api_key: null,
+        exposed_urls: null,
+        created_at: '2030-01-01T00:00:00.123Z',
+      });
+    }
+  });
+
+  it('gives the key and one URL per published port, by name, while RUNNING', () => {
+    const info = toSandboxInfo({ ...row, status: 'RUNNING', createdByUserId: 'u1', hostPorts: { WORKER_1: 4002, AGENT_SERVER: 4000, VSCODE: 4001 } });
+    expect(info).toMatchObject({ status: 'RUNNING', created_by_user_id: 'u1', session_api_key: 'secret-key' });
+    expect(info.exposed_urls).toEqual([
+      { name: 'AGENT_SERVER', url: 'http://127.0.0.1:4000', port: 4000 },
+      { name: 'VSCODE', url: 'http://127.0.0.1:4001', port: 4001 },
+      { name: 'WORKER_1', url: 'http://127.0.0.1:4002', port: 4002 },
+    ]);
+  });
+
+  it('says RUNNING without URLs when no port was published', () => {
+    expect(toSandboxInfo({ ...row, status: 'RUNNING' }).exposed_urls).toBeNull();
+  });
+});
