@@ -9,6 +9,8 @@ export const LABEL_SANDBOX_ID = 'sandbox-server.id';
 export const LABEL_SPEC_ID = 'sandbox-server.spec';
 /** Distinguishes control planes sharing one engine (e.g. parallel test runs). */
 export const LABEL_INSTANCE = 'sandbox-server.instance';
+/** `sandbox-server.port.<name>=<container port>`: lets an observation name its published ports. */
+export const LABEL_PORT_PREFIX = 'sandbox-server.port.';
 
 export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
 
@@ -41,14 +43,31 @@ export interface RuntimeEvent {
   action: string;
 }
 
+/**
+ * A runtime call that failed. `final` failures (missing image, a spec the engine rejects, a name
+ * held by a container we do not own) will fail the same way again, so the reconciler records them
+ * and stops; all others (socket errors, engine hiccups) are retried with back-off.
+ */
+export class RuntimeError extends Error {
+  constructor(
+    message: string,
+    readonly final: boolean,
+  ) {
+    super(message);
+    this.name = 'RuntimeError';
+  }
+}
+
 export interface SandboxRuntime {
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
   start(containerId: string): Promise<void>;
   pause(containerId: string): Promise<void>;
   unpause(containerId: string): Promise<void>;
-  /** Removes the container and, when asked, its data volume. */
-  remove(containerId: string, options: { removeVolume?: string }): Promise<void>;
+  /** Removes the container (killing it if it runs). */
+  remove(containerId: string): Promise<void>;
+  /** Removes a sandbox's data volume; a missing volume is success. */
+  removeVolume(name: string): Promise<void>;
   /** Every container carrying our instance label. */
   list(): Promise<ContainerObservation[]>;
   inspect(containerId: string): Promise<ContainerObservation | undefined>;

@@ -1,0 +1,181 @@
+/**
+ * Sandbox lifecycle through the reconciler, each beside its floor measured in the same run on the
+ * same engine and image:
+ * - cold start: row inserted (and kicked, as the API does) -> status RUNNING, i.e. the agent-server
+ *   answered /alive; floor: create + start the same image with the same port binding, then poll its
+ *   published port until /alive answers (what `docker run` followed by a readiness loop costs);
+ * - pause and resume: desired state written -> status PAUSED / RUNNING; floor: docker pause/unpause;
+ * - delete: desired DELETED -> row finished (container and volume gone); floor: docker rm -f.
+ * Runs one sandbox at a time, alternating with the floor, so both see the same machine.
+ * Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local) and
+ * dist/agent-server.js (`npm run build`).
+ * Run: `node --import tsx bench/lifecycle.ts` (or through bench/run.ts once listed there).
+ */
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import Docker from 'dockerode';
+import { eq } from 'drizzle-orm';
+import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
+import { type SandboxRow, sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
+import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
+import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
+import { createDockerRuntime, LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
+import { formatMs, formatRatio, printTable } from './measure.js';
+
+const SANDBOXES = 20;
+const PAUSE_CYCLES = 20;
+const POLL_MS = 5;
+const TIMEOUT_MS = 60_000;
+const FLOOR_KEY = 'bench-floor-key';
+
+interface Sample {
+  ours: number[];
+  floor: number[];
+}
+
+export async function run(): Promise<void> {
+  const docker = new Docker();
+  const instanceId = `bench-${randomBytes(4).toString('hex')}`;
+  const image = `sandbox-server-bench/agent-server:${instanceId}`;
+  const baseImage = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
+  console.log(`building ${image} FROM ${baseImage} ...`);
+  await buildAgentServerImage({ docker, baseImage, tag: image });
+
+  const { db, close } = await openDatabase({});
+  const reconciler = new Reconciler({ db, runtime: createDockerRuntime({ instanceId, docker }), instanceId });
+  try {
+    await db.insert(sandboxSpecs).values({
+      id: image,
+      image,
+      workingDir: '/workspace',
+      exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
+    });
+    await reconciler.start();
+
+    const start: Sample = { ours: [], floor: [] };
+    const remove: Sample = { ours: [], floor: [] };
+    for (let i = 0; i < SANDBOXES; i++) {
+      const floor = await floorRun(docker, image, instanceId);
+      start.floor.push(floor.startMs);
+      const ours = await oursStart(db, reconciler, image);
+      start.ours.push(ours.startMs);
+      remove.floor.push(await timed(() => floor.container.remove({ force: true, v: true })));
+      remove.ours.push(await timed(() => setDesiredAndWait(db, reconciler, ours.row.id, 'DELETED', (row) => row.deletedAt !== null)));
+    }
+
+    const pause: Sample = { ours: [], floor: [] };
+    const resume: Sample = { ours: [], floor: [] };
+    const floor = await floorRun(docker, image, instanceId);
+    const { row } = await oursStart(db, reconciler, image);
+    for (let i = 0; i < PAUSE_CYCLES; i++) {
+      pause.floor.push(await timed(() => floor.container.pause()));
+      resume.floor.push(await timed(() => floor.container.unpause()));
+      pause.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'PAUSED', (r) => r.status === 'PAUSED')));
+      resume.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'RUNNING', (r) => r.status === 'RUNNING')));
+    }
+
+    const line = (name: string, sample: Sample) => {
+      const ours = percentiles(sample.ours);
+      const base = percentiles(sample.floor);
+      return [name, formatMs(ours.p50), formatMs(ours.p95), formatMs(base.p50), formatMs(base.p95), formatRatio(ours.p50 / base.p50)];
+    };
+    console.log(`\n${SANDBOXES} sandboxes one at a time, ${PAUSE_CYCLES} pause/resume cycles; image ${image}`);
+    printTable(
+      ['operation', 'ours p50', 'ours p95', 'floor p50', 'floor p95', 'p50 ratio'],
+      [
+        line('cold start -> RUNNING (/alive)', start),
+        line('pause -> PAUSED', pause),
+        line('resume -> RUNNING', resume),
+        line('delete -> container+volume gone', remove),
+      ],
+    );
+  } finally {
+    await reconciler.stop();
+    await close();
+    await removeLabelled(docker, instanceId);
+    await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** The floor: the same image and port binding straight through the engine API, polled until /alive. */
+async function floorRun(docker: Docker, image: string, instanceId: string): Promise<{ container: Docker.Container; startMs: number }> {
+  const started = performance.now();
+  const container = await docker.createContainer({
+    Image: image,
+    // Without a session key the agent-server only listens on loopback, unreachable from the host.
+    Env: [`OH_SESSION_API_KEYS_0=${FLOOR_KEY}`],
+    Labels: { [LABEL_INSTANCE]: instanceId },
+    ExposedPorts: { '8000/tcp': {} },
+    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+  });
+  await container.start();
+  const info = await container.inspect();
+  const port = info.NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
+  await until(async () => {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/alive`, { headers: { 'X-Session-API-Key': FLOOR_KEY }, signal: AbortSignal.timeout(1_000) });
+      await response.body?.cancel();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  });
+  return { container, startMs: performance.now() - started };
+}
+
+async function oursStart(db: Database, reconciler: Reconciler, specId: string): Promise<{ row: SandboxRow; startMs: number }> {
+  const started = performance.now();
+  const [row] = await db
+    .insert(sandboxes)
+    .values({ id: randomBytes(12).toString('hex'), specId, desiredState: 'RUNNING', status: 'STARTING', sessionApiKey: randomBytes(16).toString('hex') })
+    .returning();
+  reconciler.kick(row!.id);
+  await until(async () => (await read(db, row!.id)).status === 'RUNNING');
+  return { row: row!, startMs: performance.now() - started };
+}
+
+async function setDesiredAndWait(
+  db: Database,
+  reconciler: Reconciler,
+  id: string,
+  desiredState: SandboxRow['desiredState'],
+  done: (row: SandboxRow) => boolean,
+): Promise<void> {
+  await db.update(sandboxes).set({ desiredState }).where(eq(sandboxes.id, id));
+  reconciler.kick(id);
+  await until(async () => done(await read(db, id)));
+}
+
+async function read(db: Database, id: string): Promise<SandboxRow> {
+  const [row] = await db.select().from(sandboxes).where(eq(sandboxes.id, id));
+  if (!row) throw new Error(`sandbox ${id} vanished`);
+  return row;
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+function percentiles(values: number[]): { p50: number; p95: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { p50: at(0.5), p95: at(0.95) };
+}
+
+async function removeLabelled(docker: Docker, instanceId: string): Promise<void> {
+  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
+  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -1,0 +1,1 @@
+export { type AgentServerImageOptions, buildAgentServerImage, ensureAgentServerImage } from './build.js';

@@ -1,0 +1,26 @@
+import type { SandboxRow, SandboxSpecRow } from '../db/schema.js';
+import type { ContainerRequest } from '../runtime/runtime.js';
+
+/** The port name clients and health checks use to reach the agent-server. */
+export const AGENT_SERVER_PORT_NAME = 'AGENT_SERVER';
+
+export function dataVolumeNameFor(sandboxId: string): string {
+  return `sandbox-server-data-${sandboxId}`;
+}
+
+/** The container a sandbox row asks for: its spec, plus its own session key and data volume. */
+export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataMountPath: string): ContainerRequest {
+  return {
+    sandboxId: row.id,
+    specId: spec.id,
+    image: spec.image,
+    command: spec.command,
+    env: { ...spec.initialEnv, OH_SESSION_API_KEYS_0: row.sessionApiKey },
+    workingDir: spec.workingDir,
+    exposedPorts: spec.exposedPorts,
+    cpus: spec.cpus,
+    memoryMb: spec.memoryMb,
+    pidsLimit: spec.pidsLimit,
+    dataVolume: { name: dataVolumeNameFor(row.id), mountPath: dataMountPath },
+  };
+}

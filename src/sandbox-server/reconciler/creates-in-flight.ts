@@ -1,0 +1,65 @@
+import { RuntimeError } from '../runtime/runtime.js';
+
+interface CreateRecord {
+  startedAt: number;
+  settledAt?: number;
+  containerId?: string;
+  error?: RuntimeError;
+}
+
+/** What a pass should believe about creates it cannot see in its listing. */
+export interface CreateView {
+  /** A create may still land (or has landed after the listing was taken): do not create again. */
+  creating: boolean;
+  /** A create landed before the listing, yet the listing lacks it: it was removed since. */
+  landedContainerId?: string;
+  /** The create failed since the last pass. */
+  error?: RuntimeError;
+}
+
+/**
+ * Remembers creates for a bounded time, so that a pass working from a listing taken before a
+ * create landed does not create a second container. (The Docker driver's deterministic container
+ * name would refuse the second one anyway; this spares the attempt, and covers runtimes that do not
+ * have such names.) After `boundMs` a create that never settled is forgotten, so a hung engine call
+ * cannot block a sandbox forever.
+ */
+export class CreatesInFlight {
+  private readonly records = new Map<string, CreateRecord>();
+
+  constructor(private readonly boundMs: number) {}
+
+  begin(sandboxId: string, now: number): void {
+    this.records.set(sandboxId, { startedAt: now });
+  }
+
+  settle(sandboxId: string, now: number, outcome: { containerId: string } | { error: RuntimeError }): void {
+    const record = this.records.get(sandboxId);
+    if (!record) return;
+    record.settledAt = now;
+    if ('error' in outcome) record.error = outcome.error;
+    else record.containerId = outcome.containerId;
+  }
+
+  /** Consults (and retires) the record for a sandbox whose containers were listed at `listedAt`. */
+  view(sandboxId: string, listedAt: number, now: number, listed: boolean): CreateView {
+    const record = this.records.get(sandboxId);
+    if (!record) return { creating: false };
+    if (listed) {
+      this.records.delete(sandboxId);
+      return { creating: false };
+    }
+    if (record.error) {
+      this.records.delete(sandboxId);
+      return { creating: false, error: record.error };
+    }
+    if (record.settledAt === undefined) {
+      if (now - record.startedAt < this.boundMs) return { creating: true };
+      this.records.delete(sandboxId);
+      return { creating: false };
+    }
+    if (record.settledAt >= listedAt) return { creating: true };
+    this.records.delete(sandboxId);
+    return { creating: false, landedContainerId: record.containerId };
+  }
+}

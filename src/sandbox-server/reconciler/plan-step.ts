@@ -1,0 +1,53 @@
+import type { DesiredState, SandboxStatus } from '../db/schema.js';
+import type { ContainerObservation } from '../runtime/runtime.js';
+
+/** The one idempotent step a pass takes toward the intent. */
+export type Step =
+  | { kind: 'none' }
+  | { kind: 'create' }
+  | { kind: 'start'; containerId: string }
+  | { kind: 'pause'; containerId: string }
+  | { kind: 'unpause'; containerId: string }
+  /** Remove every container of the sandbox and its data volume; the row is then finished. */
+  | { kind: 'remove'; containerIds: string[] };
+
+export interface PlanInput {
+  desired: DesiredState;
+  containers: Pick<ContainerObservation, 'containerId' | 'state'>[];
+  creating: boolean;
+  hadContainer: boolean;
+  previousStatus: SandboxStatus;
+}
+
+export function planStep(input: PlanInput): Step {
+  const { desired, containers } = input;
+  if (desired === 'DELETED') {
+    // Removing now would race the create that is about to land; the next pass removes it.
+    if (input.creating) return { kind: 'none' };
+    return { kind: 'remove', containerIds: containers.map((c) => c.containerId) };
+  }
+  // Two containers claiming one sandbox are reported, never guessed between.
+  if (containers.length > 1) return { kind: 'none' };
+  const container = containers[0];
+  if (!container) {
+    // Vanished containers are reported MISSING rather than silently recreated, and a create that
+    // failed for good (ERROR without a container) is not retried until the intent changes.
+    const mayCreate = desired === 'RUNNING' && !input.creating && !input.hadContainer && input.previousStatus !== 'ERROR';
+    return mayCreate ? { kind: 'create' } : { kind: 'none' };
+  }
+  const { containerId, state } = container;
+  if (desired === 'PAUSED') return state === 'running' ? { kind: 'pause', containerId } : { kind: 'none' };
+  switch (state) {
+    case 'created':
+      // A start that failed for good (the command does not exist) is not retried either.
+      return input.previousStatus === 'ERROR' ? { kind: 'none' } : { kind: 'start', containerId };
+    case 'paused':
+      return { kind: 'unpause', containerId };
+    case 'exited':
+      // Resuming a sandbox whose container stopped while paused starts it again; a container that
+      // died while wanted running stays ERROR (restarting it would hide the crash).
+      return input.previousStatus === 'PAUSED' ? { kind: 'start', containerId } : { kind: 'none' };
+    default:
+      return { kind: 'none' };
+  }
+}

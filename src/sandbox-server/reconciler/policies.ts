@@ -1,0 +1,62 @@
+import { and, eq, lte, ne } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../db/schema.js';
+
+export interface PolicyDecision {
+  sandboxId: string;
+  desired: 'PAUSED' | 'DELETED';
+  reason: 'idle' | 'ttl';
+}
+
+/**
+ * The spec's lifetime rules for one sandbox at `now`: delete it `ttlSeconds` after creation, pause
+ * it after `idlePauseSeconds` without activity. Only a RUNNING sandbox counts as idle; one still
+ * starting has not had a chance to be used.
+ */
+export function decidePolicy(row: SandboxRow, spec: SandboxSpecRow | undefined, now: Date): PolicyDecision | null {
+  if (!spec || row.desiredState === 'DELETED') return null;
+  if (spec.ttlSeconds !== null && now.getTime() - row.createdAt.getTime() >= spec.ttlSeconds * 1000) {
+    return { sandboxId: row.id, desired: 'DELETED', reason: 'ttl' };
+  }
+  if (
+    spec.idlePauseSeconds !== null &&
+    row.desiredState === 'RUNNING' &&
+    row.status === 'RUNNING' &&
+    now.getTime() - row.lastActiveAt.getTime() >= spec.idlePauseSeconds * 1000
+  ) {
+    return { sandboxId: row.id, desired: 'PAUSED', reason: 'idle' };
+  }
+  return null;
+}
+
+/**
+ * Writes the decisions as desired state. Each write re-checks its condition in the database, so a
+ * request that touched or deleted the sandbox since the rows were read wins. Returns the decisions
+ * that took effect.
+ */
+export async function applyPolicies(
+  db: Database,
+  entries: readonly { row: SandboxRow; spec: SandboxSpecRow | undefined }[],
+  now: Date,
+): Promise<PolicyDecision[]> {
+  const applied: PolicyDecision[] = [];
+  for (const { row, spec } of entries) {
+    const decision = decidePolicy(row, spec, now);
+    if (!decision || !spec) continue;
+    const condition =
+      decision.desired === 'DELETED'
+        ? and(eq(sandboxes.id, row.id), ne(sandboxes.desiredState, 'DELETED'))
+        : and(
+            eq(sandboxes.id, row.id),
+            eq(sandboxes.desiredState, 'RUNNING'),
+            lte(sandboxes.lastActiveAt, new Date(now.getTime() - (spec.idlePauseSeconds ?? 0) * 1000)),
+          );
+    const updated = await db
+      .update(sandboxes)
+      .set({ desiredState: decision.desired, updatedAt: now })
+      .where(condition)
+      .returning({ id: sandboxes.id });
+    if (updated.length > 0) applied.push(decision);
+  }
+  return applied;
+}

@@ -1,0 +1,152 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { type SandboxRow, type SandboxSpecRow, type SandboxStatus, sandboxes } from '../db/schema.js';
+import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
+import { AGENT_SERVER_PORT_NAME, containerRequestFor, dataVolumeNameFor } from './container-request.js';
+import type { CreateView } from './creates-in-flight.js';
+import { planStep, type Step } from './plan-step.js';
+import { computeStatus } from './status.js';
+
+export interface SandboxPassInput {
+  row: SandboxRow;
+  spec: SandboxSpecRow | undefined;
+  /** The containers carrying this sandbox's label in the pass's listing. */
+  containers: ContainerObservation[];
+  create: CreateView;
+}
+
+export interface SandboxPassContext {
+  db: Database;
+  runtime: SandboxRuntime;
+  checkAlive: (url: string, sessionApiKey: string) => Promise<boolean>;
+  /** Starts a create in the background; its outcome reaches a later pass through CreateView. */
+  startCreate: (request: ContainerRequest) => void;
+  dataMountPath: string;
+}
+
+export interface SandboxPassResult {
+  status: SandboxStatus;
+  /** Starting and nothing will announce progress (no create pending): look again soon. */
+  recheckSoon: boolean;
+  /** The step failed in a way worth retrying: back off, then try again. */
+  retryableError: RuntimeError | null;
+}
+
+/** The observed columns of a row, the only ones the reconciler writes. */
+type Observed = Pick<SandboxRow, 'status' | 'statusDetail' | 'containerId' | 'hostPorts' | 'deletedAt'>;
+
+/**
+ * One pass for one sandbox: from what the listing shows, take one idempotent step toward the
+ * desired state, compute the status, and write it if it changed.
+ */
+export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPassContext): Promise<SandboxPassResult> {
+  const { row, spec, containers, create } = input;
+  const desired = row.desiredState;
+  const hadContainer = row.containerId !== null || create.landedContainerId !== undefined;
+  // A create that just failed is judged first: final is recorded, retryable waits for back-off.
+  const step: Step = create.error
+    ? { kind: 'none' }
+    : planStep({ desired, containers, creating: create.creating, hadContainer, previousStatus: row.status });
+
+  let container: ContainerObservation | null = containers.length === 1 ? (containers[0] ?? null) : null;
+  let creating = create.creating;
+  let finished = false;
+  let failure = create.error?.final ? create.error.message : null;
+  let retryable = create.error && !create.error.final ? create.error : null;
+  if (containers.length > 1 && desired !== 'DELETED') {
+    failure = `${containers.length} containers claim this sandbox: ${containers.map((c) => c.containerId.slice(0, 12)).join(', ')}`;
+  }
+
+  try {
+    switch (step.kind) {
+      case 'none':
+        break;
+      case 'create':
+        if (!spec) {
+          failure = `sandbox spec ${row.specId} not found`;
+          break;
+        }
+        ctx.startCreate(containerRequestFor(row, spec, ctx.dataMountPath));
+        creating = true;
+        break;
+      case 'start':
+        await ctx.runtime.start(step.containerId);
+        container = (await ctx.runtime.inspect(step.containerId)) ?? null;
+        break;
+      case 'pause':
+        await ctx.runtime.pause(step.containerId);
+        container = container && { ...container, state: 'paused' };
+        break;
+      case 'unpause':
+        await ctx.runtime.unpause(step.containerId);
+        container = container && { ...container, state: 'running' };
+        break;
+      case 'remove':
+        for (const containerId of step.containerIds) await ctx.runtime.remove(containerId);
+        await ctx.runtime.removeVolume(dataVolumeNameFor(row.id));
+        container = null;
+        finished = true;
+        break;
+    }
+  } catch (error) {
+    const runtimeError = error instanceof RuntimeError ? error : new RuntimeError(String(error), false);
+    if (runtimeError.final) failure = runtimeError.message;
+    else retryable = runtimeError;
+  }
+
+  const alive = container?.state === 'running' && !finished && (await isAlive(row, spec, container, step, ctx));
+  const { status, detail } = computeStatus({
+    desired,
+    container,
+    alive,
+    creating,
+    hadContainer,
+    previous: { status: row.status, detail: row.statusDetail },
+    failure,
+    retrying: retryable?.message ?? null,
+  });
+  await writeIfChanged(ctx.db, row, {
+    status,
+    statusDetail: detail,
+    containerId: container?.containerId ?? create.landedContainerId ?? row.containerId,
+    hostPorts: container && Object.keys(container.hostPorts).length > 0 ? container.hostPorts : null,
+    deletedAt: finished ? new Date() : null,
+  });
+  return { status, recheckSoon: status === 'STARTING' && !creating, retryableError: retryable };
+}
+
+async function isAlive(
+  row: SandboxRow,
+  spec: SandboxSpecRow | undefined,
+  container: ContainerObservation,
+  step: Step,
+  ctx: SandboxPassContext,
+): Promise<boolean> {
+  // Answered before, same container, untouched since: asking again every pass buys nothing.
+  if (step.kind === 'none' && row.status === 'RUNNING' && row.containerId === container.containerId) return true;
+  // A spec without an agent-server port has nothing to ask; running is all we can know.
+  if (!spec?.exposedPorts.some((port) => port.name === AGENT_SERVER_PORT_NAME)) return true;
+  const hostPort = container.hostPorts[AGENT_SERVER_PORT_NAME];
+  if (hostPort === undefined) return false;
+  return ctx.checkAlive(`http://127.0.0.1:${hostPort}`, row.sessionApiKey);
+}
+
+async function writeIfChanged(db: Database, row: SandboxRow, next: Observed): Promise<void> {
+  const unchanged =
+    row.status === next.status &&
+    row.statusDetail === next.statusDetail &&
+    row.containerId === next.containerId &&
+    sameHostPorts(row.hostPorts, next.hostPorts) &&
+    (row.deletedAt === null) === (next.deletedAt === null);
+  if (unchanged) return;
+  await db
+    .update(sandboxes)
+    .set({ ...next, updatedAt: new Date() })
+    .where(eq(sandboxes.id, row.id));
+}
+
+function sameHostPorts(a: Record<string, number> | null, b: Record<string, number> | null): boolean {
+  if (a === null || b === null) return a === b;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}

@@ -1,0 +1,70 @@
+import type { DesiredState, SandboxStatus } from '../db/schema.js';
+import type { ContainerObservation } from '../runtime/runtime.js';
+
+export interface StatusInput {
+  desired: DesiredState;
+  /** The sandbox's container as it is after this pass's step; null when there is none. */
+  container: Pick<ContainerObservation, 'state' | 'exitCode'> | null;
+  /** The agent-server answered GET /alive (only asked while the container runs). */
+  alive: boolean;
+  /** A create for this sandbox may still land. */
+  creating: boolean;
+  /** The row remembers a container id: a container existed, so "none" means it vanished. */
+  hadContainer: boolean;
+  /** What the row said before this pass. */
+  previous: { status: SandboxStatus; detail: string | null };
+  /** A final failure seen in this pass (rejected create, two containers claiming the sandbox). */
+  failure: string | null;
+  /** A retryable failure of this pass's step; the status stays, the detail says why it lags. */
+  retrying: string | null;
+}
+
+export interface ObservedStatus {
+  status: SandboxStatus;
+  detail: string | null;
+}
+
+/**
+ * Maps what the runtime shows to a SandboxStatus. OpenHands' table, with two corrections: RUNNING
+ * only once the agent-server answers, and a container that exits while wanted running is ERROR
+ * (with its exit code), not PAUSED.
+ */
+export function computeStatus(input: StatusInput): ObservedStatus {
+  const status = baseStatus(input);
+  if (input.retrying && status.status !== 'ERROR') return { status: status.status, detail: `will retry: ${input.retrying}` };
+  return status;
+}
+
+function baseStatus(input: StatusInput): ObservedStatus {
+  if (input.failure) return { status: 'ERROR', detail: input.failure };
+  const { container, desired } = input;
+  if (!container) {
+    if (input.creating) return { status: 'STARTING', detail: 'creating container' };
+    if (desired === 'DELETED') return { status: 'MISSING', detail: 'deleted' };
+    if (input.hadContainer) return { status: 'MISSING', detail: 'container was removed outside the control plane' };
+    // A create that failed for good stays failed until the intent changes (pause and resume, delete).
+    if (desired === 'RUNNING' && input.previous.status === 'ERROR') return input.previous;
+    // Paused before it ever started: nothing runs, and resuming creates it.
+    if (desired === 'PAUSED') return { status: 'PAUSED', detail: null };
+    return { status: 'STARTING', detail: null };
+  }
+  switch (container.state) {
+    case 'running':
+      return input.alive ? { status: 'RUNNING', detail: null } : { status: 'STARTING', detail: 'waiting for the agent-server to answer /alive' };
+    case 'paused':
+      return { status: 'PAUSED', detail: null };
+    case 'created':
+      if (desired === 'PAUSED') return { status: 'PAUSED', detail: null };
+      // Created but never started: a start that failed for good stays failed, like a create.
+      return input.previous.status === 'ERROR' ? input.previous : { status: 'STARTING', detail: null };
+    case 'restarting':
+      return { status: 'STARTING', detail: 'container is restarting' };
+    case 'removing':
+      return { status: 'MISSING', detail: 'container is being removed' };
+    case 'exited':
+      if (desired === 'RUNNING') return { status: 'ERROR', detail: `container exited with code ${container.exitCode ?? 'unknown'}` };
+      return { status: 'PAUSED', detail: `container stopped with code ${container.exitCode ?? 'unknown'}; resuming starts it again` };
+    case 'dead':
+      return { status: 'ERROR', detail: 'container is dead' };
+  }
+}

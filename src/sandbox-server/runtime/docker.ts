@@ -1,0 +1,332 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Docker from 'dockerode';
+import { logger } from '../../logger.js';
+import {
+  type ContainerObservation,
+  type ContainerRequest,
+  type ContainerState,
+  LABEL_INSTANCE,
+  LABEL_PORT_PREFIX,
+  LABEL_SANDBOX_ID,
+  LABEL_SPEC_ID,
+  type RuntimeEvent,
+  RuntimeError,
+  type SandboxRuntime,
+} from './runtime.js';
+
+export interface DockerRuntimeOptions {
+  /** Value of the instance label; only containers carrying it are listed, watched or touched. */
+  instanceId: string;
+  docker?: Docker;
+}
+
+const CONTAINER_STATES: readonly ContainerState[] = ['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead'];
+const WATCH_RECONNECT_MS = 1_000;
+const NAME_CONFLICT_ATTEMPTS = 20;
+const NAME_CONFLICT_WAIT_MS = 100;
+
+/**
+ * The Docker driver. The container name is derived from the sandbox id so that the engine itself
+ * refuses a second container for one sandbox (two control planes overlapping during a restart, a
+ * create retried after a timeout): the loser gets 409 and adopts the winner's container.
+ */
+export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRuntime {
+  const docker = options.docker ?? new Docker();
+  const { instanceId } = options;
+  const log = logger.child({ component: 'docker-runtime' });
+
+  async function inspect(containerId: string): Promise<ContainerObservation | undefined> {
+    try {
+      return observationFromInspect(await docker.getContainer(containerId).inspect());
+    } catch (error) {
+      if (statusCodeOf(error) === 404) return undefined;
+      throw toRuntimeError(error, 'inspect');
+    }
+  }
+
+  async function start(containerId: string): Promise<void> {
+    try {
+      await docker.getContainer(containerId).start();
+    } catch (error) {
+      // 304: already started.
+      if (statusCodeOf(error) === 304) return;
+      // 400: the process cannot be started at all (e.g. the command does not exist).
+      throw toRuntimeError(error, 'start', [400]);
+    }
+  }
+
+  /**
+   * The container that won a name conflict, if it is this sandbox's and ours. The engine reserves a
+   * name before the winner's container can be inspected, so a missing winner is waited for briefly.
+   */
+  async function adoptByName(request: ContainerRequest): Promise<ContainerObservation> {
+    const name = containerNameFor(request.sandboxId);
+    let info: Docker.ContainerInspectInfo | undefined;
+    for (let attempt = 0; !info; attempt++) {
+      try {
+        info = await docker.getContainer(name).inspect();
+      } catch (error) {
+        if (statusCodeOf(error) !== 404 || attempt >= NAME_CONFLICT_ATTEMPTS) throw toRuntimeError(error, 'inspect after name conflict');
+        await sleep(NAME_CONFLICT_WAIT_MS);
+      }
+    }
+    const labels = info.Config.Labels ?? {};
+    if (labels[LABEL_INSTANCE] !== instanceId || labels[LABEL_SANDBOX_ID] !== request.sandboxId) {
+      throw new RuntimeError(`container name ${name} is taken by a container this control plane does not own`, true);
+    }
+    if (info.State.Status === 'created') await start(info.Id);
+    return (await inspect(info.Id)) ?? observationFromInspect(info);
+  }
+
+  return {
+    async create(request) {
+      let containerId: string;
+      try {
+        const container = await docker.createContainer(createOptionsFor(request, instanceId));
+        containerId = container.id;
+      } catch (error) {
+        if (statusCodeOf(error) === 409) return adoptByName(request);
+        // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
+        throw toRuntimeError(error, 'create', [400, 404]);
+      }
+      await start(containerId);
+      const observation = await inspect(containerId);
+      if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
+      return observation;
+    },
+
+    start,
+
+    async pause(containerId) {
+      try {
+        await docker.getContainer(containerId).pause();
+      } catch (error) {
+        if (statusCodeOf(error) === 409 && /already paused/i.test(dockerMessageOf(error))) return;
+        throw toRuntimeError(error, 'pause');
+      }
+    },
+
+    async unpause(containerId) {
+      try {
+        await docker.getContainer(containerId).unpause();
+      } catch (error) {
+        // Engines answer "is not paused" with 409 or (20.10) 500; either way it is already unpaused.
+        if (/is not paused/i.test(dockerMessageOf(error))) return;
+        throw toRuntimeError(error, 'unpause');
+      }
+    },
+
+    async remove(containerId) {
+      try {
+        await docker.getContainer(containerId).remove({ force: true, v: true });
+      } catch (error) {
+        const status = statusCodeOf(error);
+        // 404: already gone; 409 "removal already in progress": someone else is finishing it.
+        if (status === 404 || (status === 409 && /already in progress/i.test(dockerMessageOf(error)))) return;
+        throw toRuntimeError(error, 'remove');
+      }
+    },
+
+    async removeVolume(name) {
+      try {
+        await docker.getVolume(name).remove();
+      } catch (error) {
+        if (statusCodeOf(error) === 404) return;
+        throw toRuntimeError(error, 'remove volume');
+      }
+    },
+
+    async list() {
+      let containers: Docker.ContainerInfo[];
+      try {
+        containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+      } catch (error) {
+        throw toRuntimeError(error, 'list');
+      }
+      return containers.map(observationFromListing);
+    },
+
+    inspect,
+
+    watch(onEvent) {
+      let stopped = false;
+      let stream: NodeJS.ReadableStream | undefined;
+      let retry: NodeJS.Timeout | undefined;
+
+      const reconnect = () => {
+        if (stopped || retry) return;
+        retry = setTimeout(() => {
+          retry = undefined;
+          void connect();
+        }, WATCH_RECONNECT_MS);
+      };
+
+      const connect = async () => {
+        try {
+          const events = await docker.getEvents({
+            filters: { type: ['container'], label: [`${LABEL_INSTANCE}=${instanceId}`] },
+          });
+          if (stopped) return destroyStream(events);
+          stream = events;
+          let buffered = '';
+          events.on('data', (chunk: Buffer) => {
+            buffered += chunk.toString('utf8');
+            const lines = buffered.split('\n');
+            buffered = lines.pop() ?? '';
+            for (const line of lines) {
+              const event = parseEvent(line);
+              if (event) onEvent(event);
+            }
+          });
+          events.on('error', reconnect);
+          events.on('close', reconnect);
+          events.on('end', reconnect);
+        } catch (error) {
+          log.warn({ err: error }, 'docker event stream unavailable; retrying');
+          reconnect();
+        }
+      };
+
+      void connect();
+      return () => {
+        stopped = true;
+        clearTimeout(retry);
+        if (stream) destroyStream(stream);
+      };
+    },
+  };
+}
+
+/** Docker names allow [a-zA-Z0-9_.-]; sandbox ids are expected to fit, and the engine says so when not. */
+export function containerNameFor(sandboxId: string): string {
+  return `sandbox-server-${sandboxId}`;
+}
+
+function createOptionsFor(request: ContainerRequest, instanceId: string): Docker.ContainerCreateOptions {
+  const labels: Record<string, string> = {
+    [LABEL_SANDBOX_ID]: request.sandboxId,
+    [LABEL_SPEC_ID]: request.specId,
+    [LABEL_INSTANCE]: instanceId,
+  };
+  const exposedPorts: Record<string, object> = {};
+  const portBindings: Docker.PortMap = {};
+  for (const port of request.exposedPorts) {
+    labels[`${LABEL_PORT_PREFIX}${port.name}`] = String(port.container_port);
+    exposedPorts[`${port.container_port}/tcp`] = {};
+    // Loopback only, and HostPort empty so the engine picks a free port atomically.
+    portBindings[`${port.container_port}/tcp`] = [{ HostIp: '127.0.0.1', HostPort: '' }];
+  }
+  return {
+    name: containerNameFor(request.sandboxId),
+    Image: request.image,
+    ...(request.command ? { Cmd: request.command } : {}),
+    Env: Object.entries(request.env).map(([key, value]) => `${key}=${value}`),
+    WorkingDir: request.workingDir,
+    Labels: labels,
+    ExposedPorts: exposedPorts,
+    HostConfig: {
+      PortBindings: portBindings,
+      Mounts: [
+        {
+          Type: 'volume',
+          Source: request.dataVolume.name,
+          Target: request.dataVolume.mountPath,
+          // Labels let cleanup find the volume by instance like the container.
+          VolumeOptions: { NoCopy: false, Labels: { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId }, DriverConfig: { Name: 'local', Options: {} } },
+        },
+      ],
+      ...(request.cpus ? { NanoCpus: Math.round(request.cpus * 1e9) } : {}),
+      ...(request.memoryMb ? { Memory: request.memoryMb * 1024 * 1024 } : {}),
+      ...(request.pidsLimit ? { PidsLimit: request.pidsLimit } : {}),
+      Privileged: false,
+      SecurityOpt: ['no-new-privileges:true'],
+      // A tiny init as PID 1 reaps the zombies that the agent's shell tools leave behind.
+      Init: true,
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}
+
+function observationFromInspect(info: Docker.ContainerInspectInfo): ContainerObservation {
+  const labels = info.Config.Labels ?? {};
+  const state = containerStateOf(info.State.Status);
+  const hostPorts: Record<string, number> = {};
+  for (const [name, containerPort] of namedPortsOf(labels)) {
+    const binding = info.NetworkSettings.Ports?.[`${containerPort}/tcp`]?.find((b) => b.HostIp === '127.0.0.1');
+    if (binding?.HostPort) hostPorts[name] = Number(binding.HostPort);
+  }
+  return {
+    containerId: info.Id,
+    sandboxId: labels[LABEL_SANDBOX_ID] ?? '',
+    state,
+    exitCode: state === 'exited' || state === 'dead' ? info.State.ExitCode : null,
+    hostPorts,
+  };
+}
+
+function observationFromListing(info: Docker.ContainerInfo): ContainerObservation {
+  const state = containerStateOf(info.State);
+  const hostPorts: Record<string, number> = {};
+  for (const [name, containerPort] of namedPortsOf(info.Labels)) {
+    const port = info.Ports.find((p) => p.PrivatePort === containerPort && p.IP === '127.0.0.1' && p.PublicPort);
+    if (port) hostPorts[name] = port.PublicPort;
+  }
+  return {
+    containerId: info.Id,
+    sandboxId: info.Labels[LABEL_SANDBOX_ID] ?? '',
+    state,
+    // The listing carries the exit code only in its human status ("Exited (137) 2 seconds ago"),
+    // a format Docker has kept stable; parsing it spares one inspect per stopped container per pass.
+    exitCode: state === 'exited' ? exitCodeFromStatus(info.Status) : null,
+    hostPorts,
+  };
+}
+
+function namedPortsOf(labels: Record<string, string>): [string, number][] {
+  return Object.entries(labels)
+    .filter(([key]) => key.startsWith(LABEL_PORT_PREFIX))
+    .map(([key, value]) => [key.slice(LABEL_PORT_PREFIX.length), Number(value)]);
+}
+
+function containerStateOf(value: string): ContainerState {
+  const state = CONTAINER_STATES.find((s) => s === value);
+  // An unknown state from a newer engine is safest read as "not usable".
+  return state ?? 'dead';
+}
+
+function exitCodeFromStatus(status: string): number | null {
+  const match = /^Exited \((-?\d+)\)/.exec(status);
+  return match?.[1] === undefined ? null : Number(match[1]);
+}
+
+function parseEvent(line: string): RuntimeEvent | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const event = JSON.parse(line) as { Action?: string; status?: string; Actor?: { Attributes?: Record<string, string> } };
+    return { sandboxId: event.Actor?.Attributes?.[LABEL_SANDBOX_ID] ?? '', action: event.Action ?? event.status ?? '' };
+  } catch {
+    return undefined;
+  }
+}
+
+function destroyStream(stream: NodeJS.ReadableStream): void {
+  (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+}
+
+function statusCodeOf(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null && 'statusCode' in error ? Number(error.statusCode) : undefined;
+}
+
+function dockerMessageOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return String(error);
+  const json = (error as { json?: { message?: unknown } }).json;
+  if (json && typeof json.message === 'string') return json.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Socket errors and 5xx are retryable; the caller names the statuses that are final for its verb. */
+function toRuntimeError(error: unknown, verb: string, finalStatuses: number[] = []): RuntimeError {
+  const status = statusCodeOf(error);
+  const final = status !== undefined && finalStatuses.includes(status);
+  return new RuntimeError(`docker ${verb} failed: ${dockerMessageOf(error)}`, final);
+}

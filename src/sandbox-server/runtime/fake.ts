@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type ContainerObservation,
+  type ContainerRequest,
+  type ContainerState,
+  type RuntimeEvent,
+  RuntimeError,
+  type SandboxRuntime,
+} from './runtime.js';
+
+type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'list' | 'inspect';
+
+/** Test controls on top of the runtime contract: things that happen to containers behind our back. */
+export interface FakeRuntimeControls {
+  /** Every call made, in order, e.g. `{ verb: 'create', target: sandboxId }`. */
+  readonly calls: { verb: Verb; target: string }[];
+  /** Snapshot of the containers that exist now. */
+  containers(): ContainerObservation[];
+  /** Names of the data volumes that exist now. */
+  volumes(): string[];
+  /** The container dies (as if OOM-killed or killed from outside). */
+  kill(containerId: string, exitCode?: number): void;
+  /** Someone runs `docker rm -f` on it. */
+  removeBehindBack(containerId: string): void;
+  /** A container with our labels appears that this control plane did not create in this process. */
+  addContainer(sandboxId: string, state?: ContainerState): ContainerObservation;
+  /** The next call of `verb` fails with `error`. */
+  failNext(verb: Verb, error: Error): void;
+  /** Creates wait until the returned function is called (a create "in flight"). */
+  holdCreates(): () => void;
+}
+
+export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
+
+/**
+ * An in-memory runtime with the same idempotency rules as the Docker driver (one container per
+ * sandbox, "already in that state" is success), for reconciler tests that need no engine.
+ */
+export function createFakeRuntime(): FakeRuntime {
+  const containers = new Map<string, ContainerObservation>();
+  const volumes = new Set<string>();
+  const watchers = new Set<(event: RuntimeEvent) => void>();
+  const failures = new Map<Verb, Error>();
+  const calls: { verb: Verb; target: string }[] = [];
+  /** The ports each container exposes, published again (on new host ports) at every start. */
+  const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
+  let held: Promise<void> | undefined;
+  let nextHostPort = 40_000;
+
+  const emit = (sandboxId: string, action: string) => {
+    for (const watcher of watchers) queueMicrotask(() => watcher({ sandboxId, action }));
+  };
+
+  /** Records the call, yields like real I/O would, and throws a failure planted with failNext. */
+  async function enter(verb: Verb, target: string): Promise<void> {
+    calls.push({ verb, target });
+    await Promise.resolve();
+    const failure = failures.get(verb);
+    if (failure) {
+      failures.delete(verb);
+      throw failure;
+    }
+  }
+
+  function existing(containerId: string): ContainerObservation {
+    const container = containers.get(containerId);
+    if (!container) throw new RuntimeError(`no such container ${containerId}`, false);
+    return container;
+  }
+
+  function publish(containerId: string): Record<string, number> {
+    return Object.fromEntries((exposedPorts.get(containerId) ?? []).map((port) => [port.name, nextHostPort++]));
+  }
+
+  function add(sandboxId: string, state: ContainerState, ports: ContainerRequest['exposedPorts']): ContainerObservation {
+    const containerId = randomBytes(32).toString('hex');
+    exposedPorts.set(containerId, ports);
+    const container: ContainerObservation = {
+      containerId,
+      sandboxId,
+      state,
+      exitCode: null,
+      hostPorts: state === 'running' || state === 'paused' ? publish(containerId) : {},
+    };
+    containers.set(containerId, container);
+    return container;
+  }
+
+  return {
+    calls,
+
+    async create(request) {
+      await enter('create', request.sandboxId);
+      if (held) await held;
+      const same = [...containers.values()].find((c) => c.sandboxId === request.sandboxId);
+      if (same) return { ...same };
+      volumes.add(request.dataVolume.name);
+      const container = add(request.sandboxId, 'running', request.exposedPorts);
+      emit(request.sandboxId, 'create');
+      emit(request.sandboxId, 'start');
+      return { ...container };
+    },
+
+    async start(containerId) {
+      await enter('start', containerId);
+      const container = existing(containerId);
+      if (container.state === 'running') return;
+      container.state = 'running';
+      container.exitCode = null;
+      container.hostPorts = publish(containerId);
+      emit(container.sandboxId, 'start');
+    },
+
+    async pause(containerId) {
+      await enter('pause', containerId);
+      const container = existing(containerId);
+      if (container.state === 'paused') return;
+      if (container.state !== 'running') throw new RuntimeError(`container ${containerId} is not running`, false);
+      container.state = 'paused';
+      emit(container.sandboxId, 'pause');
+    },
+
+    async unpause(containerId) {
+      await enter('unpause', containerId);
+      const container = existing(containerId);
+      if (container.state !== 'paused') return;
+      container.state = 'running';
+      emit(container.sandboxId, 'unpause');
+    },
+
+    async remove(containerId) {
+      await enter('remove', containerId);
+      const container = containers.get(containerId);
+      if (!container) return;
+      containers.delete(containerId);
+      emit(container.sandboxId, 'destroy');
+    },
+
+    async removeVolume(name) {
+      await enter('removeVolume', name);
+      volumes.delete(name);
+    },
+
+    async list() {
+      await enter('list', '');
+      return [...containers.values()].map((c) => ({ ...c, hostPorts: { ...c.hostPorts } }));
+    },
+
+    async inspect(containerId) {
+      await enter('inspect', containerId);
+      const container = containers.get(containerId);
+      return container && { ...container, hostPorts: { ...container.hostPorts } };
+    },
+
+    watch(onEvent) {
+      watchers.add(onEvent);
+      return () => watchers.delete(onEvent);
+    },
+
+    containers: () => [...containers.values()].map((c) => ({ ...c })),
+    volumes: () => [...volumes],
+
+    kill(containerId, exitCode = 137) {
+      const container = existing(containerId);
+      container.state = 'exited';
+      container.exitCode = exitCode;
+      container.hostPorts = {};
+      emit(container.sandboxId, 'die');
+    },
+
+    removeBehindBack(containerId) {
+      const container = existing(containerId);
+      containers.delete(containerId);
+      emit(container.sandboxId, 'destroy');
+    },
+
+    addContainer(sandboxId, state = 'running') {
+      return { ...add(sandboxId, state, [{ name: 'AGENT_SERVER', container_port: 8000 }]) };
+    },
+
+    failNext(verb, error) {
+      failures.set(verb, error);
+    },
+
+    holdCreates() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
+  };
+}

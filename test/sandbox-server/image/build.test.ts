@@ -1,0 +1,131 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { buildAgentServerImage, ensureAgentServerImage } from '../../../src/sandbox-server/image/index.js';
+import { type ContainerRequest, createDockerRuntime } from '../../../src/sandbox-server/runtime/index.js';
+import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
+
+const docker = await connectDocker();
+const instanceId = testInstanceId();
+const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const realBundle = join(packageRoot, 'dist', 'agent-server.js');
+
+/**
+ * A stand-in bundle: it checks the flags the image passes, that it runs unprivileged in /workspace
+ * and that it can write its data directory, and answers /alive with what it found. It lets the
+ * Dockerfile and the build be tested without depending on the real agent-server being built.
+ */
+const STAND_IN_BUNDLE = `
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+const flag = (name) => process.argv[process.argv.indexOf(name) + 1];
+const dataDir = flag('--data-dir');
+writeFileSync(dataDir + '/probe', 'ok');
+const report = JSON.stringify({ uid: process.getuid(), cwd: process.cwd(), dataDir, host: flag('--host') });
+createServer((req, res) => res.end(report)).listen(Number(flag('--port')), flag('--host'));
+`;
+
+function sandboxRequest(image: string): ContainerRequest {
+  const sandboxId = randomUUID();
+  return {
+    sandboxId,
+    specId: image,
+    image,
+    command: null,
+    env: { OH_SESSION_API_KEYS_0: 'key' },
+    workingDir: '/workspace',
+    exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
+    cpus: null,
+    memoryMb: null,
+    pidsLimit: null,
+    dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
+  };
+}
+
+async function answer(port: number | undefined, path: string): Promise<Response> {
+  return vi.waitFor(() => fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'X-Session-API-Key': 'key' }, signal: AbortSignal.timeout(1_000) }), {
+    timeout: 20_000,
+    interval: 100,
+  });
+}
+
+describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
+  const tags: string[] = [];
+  const contexts: string[] = [];
+  const runtime = createDockerRuntime({ instanceId, docker: docker! });
+  const newTag = () => {
+    const tag = `sandbox-server-test/agent-server:${randomBytes(4).toString('hex')}`;
+    tags.push(tag);
+    return tag;
+  };
+
+  afterAll(async () => {
+    await removeInstanceResources(docker!, instanceId);
+    for (const tag of tags) await docker!.getImage(tag).remove({ force: true }).catch(() => undefined);
+    for (const dir of contexts) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function standInContext(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-server-image-'));
+    contexts.push(dir);
+    await mkdir(join(dir, 'dist'));
+    await copyFile(join(packageRoot, 'Dockerfile'), join(dir, 'Dockerfile'));
+    await writeFile(join(dir, 'dist', 'agent-server.js'), STAND_IN_BUNDLE);
+    return dir;
+  }
+
+  it('builds offline from the Dockerfile and runs the bundle unprivileged, with its flags and a writable data volume', async () => {
+    const contextDir = await standInContext();
+    const tag = newTag();
+    const lines: string[] = [];
+
+    await buildAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir, onProgress: (line) => lines.push(line) });
+
+    expect(lines.some((line) => line.includes('Successfully tagged'))).toBe(true);
+    const image = await docker!.getImage(tag).inspect();
+    expect(image.Config.ExposedPorts).toEqual({ '8000/tcp': {} });
+    expect(image.Config.WorkingDir).toBe('/workspace');
+    expect(image.Config.User).toBe('openhands');
+
+    const container = await runtime.create(sandboxRequest(tag));
+    const report = (await (await answer(container.hostPorts.AGENT_SERVER, '/alive')).json()) as { uid: number };
+    expect(report).toMatchObject({ cwd: '/workspace', dataDir: '/data', host: '0.0.0.0' });
+    expect(report.uid).not.toBe(0);
+  });
+
+  it('leaves a present image alone and builds a missing one', async () => {
+    const contextDir = await standInContext();
+    const tag = newTag();
+
+    expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('built');
+    expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('present');
+  });
+
+  it('fails with the engine message when a build step fails, and asks for a build when the bundle is missing', async () => {
+    const contextDir = await standInContext();
+    await writeFile(join(contextDir, 'Dockerfile'), 'ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo doomed && exit 3\n');
+    await expect(buildAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag: newTag(), contextDir })).rejects.toThrow(
+      /failed: .*returned a non-zero code: 3/,
+    );
+
+    const empty = await mkdtemp(join(tmpdir(), 'agent-server-image-'));
+    contexts.push(empty);
+    await expect(buildAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag: newTag(), contextDir: empty })).rejects.toThrow(
+      /npm run build/,
+    );
+  });
+
+  // CI runs `npm run build` before the tests, so there this always runs; locally it needs a build.
+  it.skipIf(!existsSync(realBundle))('builds the real agent-server image from the package root, and it answers /alive', async () => {
+    const tag = newTag();
+
+    await buildAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag });
+
+    const container = await runtime.create(sandboxRequest(tag));
+    expect((await answer(container.hostPorts.AGENT_SERVER, '/alive')).status).toBe(200);
+  });
+});

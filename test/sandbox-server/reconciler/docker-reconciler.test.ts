@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../../src/sandbox-server/db/client.js';
+import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../../../src/sandbox-server/db/schema.js';
+import { dataVolumeNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
+import { createDockerRuntime, LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../../src/sandbox-server/runtime/index.js';
+import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
+import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
+
+const docker = await connectDocker();
+const instanceId = testInstanceId();
+const waitLong = { timeout: 30_000, interval: 100 };
+
+describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_000 }, () => {
+  let handle: DatabaseHandle;
+  let spec: SandboxSpecRow;
+  const reconcilers: Reconciler[] = [];
+
+  beforeAll(async () => {
+    handle = await openDatabase({});
+    spec = await insertSpec(handle.db, { image: TEST_BASE_IMAGE, command: ALIVE_SERVER_COMMAND, cpus: 1, memoryMb: 256, pidsLimit: 256 });
+  });
+  afterEach(async () => {
+    await Promise.all(reconcilers.splice(0).map((r) => r.stop()));
+    await handle.db.delete(sandboxes);
+    await removeInstanceResources(docker!, instanceId);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  async function startReconciler(options: Partial<ReconcilerOptions> = {}): Promise<Reconciler> {
+    const reconciler = new Reconciler({ db: handle.db, runtime: createDockerRuntime({ instanceId, docker: docker! }), instanceId, intervalMs: 1_000, ...options });
+    reconcilers.push(reconciler);
+    await reconciler.start();
+    return reconciler;
+  }
+
+  async function containersOf(sandboxId: string) {
+    return docker!.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SANDBOX_ID}=${sandboxId}`] } });
+  }
+
+  async function waitForStatus(sandboxId: string, status: SandboxRow['status']): Promise<SandboxRow> {
+    return vi.waitFor(async () => {
+      const row = await readSandbox(handle.db, sandboxId);
+      expect(row.status).toBe(status);
+      return row;
+    }, waitLong);
+  }
+
+  it('starts, pauses, resumes and deletes a sandbox for real', async () => {
+    const sandbox = await insertSandbox(handle.db, spec.id);
+    const reconciler = await startReconciler();
+
+    const running = await waitForStatus(sandbox.id, 'RUNNING');
+    const port = running.hostPorts?.AGENT_SERVER;
+    expect((await fetch(`http://127.0.0.1:${port}/alive`)).status).toBe(200);
+    const container = docker!.getContainer(running.containerId!);
+    const info = await container.inspect();
+    expect(Object.values(info.NetworkSettings.Ports).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: String(port) }]);
+    expect(info.HostConfig).toMatchObject({ NanoCpus: 1e9, Memory: 256 * 1024 * 1024, PidsLimit: 256, Privileged: false });
+    expect(info.Config.Env).toContain(`OH_SESSION_API_KEYS_0=${sandbox.sessionApiKey}`);
+
+    await setDesired(handle.db, sandbox.id, 'PAUSED');
+    reconciler.kick(sandbox.id);
+    await waitForStatus(sandbox.id, 'PAUSED');
+    expect((await container.inspect()).State.Paused).toBe(true);
+
+    await setDesired(handle.db, sandbox.id, 'RUNNING');
+    reconciler.kick(sandbox.id);
+    await waitForStatus(sandbox.id, 'RUNNING');
+    expect((await container.inspect()).State.Paused).toBe(false);
+
+    await setDesired(handle.db, sandbox.id, 'DELETED');
+    reconciler.kick(sandbox.id);
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).deletedAt).not.toBeNull(), waitLong);
+    expect(await containersOf(sandbox.id)).toEqual([]);
+    const { Volumes } = await docker!.listVolumes({ filters: { name: [dataVolumeNameFor(sandbox.id)] } });
+    expect(Volumes ?? []).toEqual([]);
+  });
+
+  it('reports a container killed from outside as ERROR and one removed from outside as MISSING', async () => {
+    const killed = await insertSandbox(handle.db, spec.id);
+    const removed = await insertSandbox(handle.db, spec.id);
+    await startReconciler();
+    const killedRow = await waitForStatus(killed.id, 'RUNNING');
+    const removedRow = await waitForStatus(removed.id, 'RUNNING');
+
+    await docker!.getContainer(killedRow.containerId!).kill();
+    await docker!.getContainer(removedRow.containerId!).remove({ force: true });
+
+    expect((await waitForStatus(killed.id, 'ERROR')).statusDetail).toBe('container exited with code 137');
+    expect((await waitForStatus(removed.id, 'MISSING')).statusDetail).toBe('container was removed outside the control plane');
+    expect(await containersOf(removed.id)).toEqual([]);
+  });
+
+  it('records a sandbox whose image or command is bad as ERROR with the engine message, and does not retry', async () => {
+    const missingImage = await insertSpec(handle.db, { image: 'sandbox-server-test/no-such-image:nope', command: ALIVE_SERVER_COMMAND });
+    const missingCommand = await insertSpec(handle.db, { image: TEST_BASE_IMAGE, command: ['/no/such/program'] });
+    const noImage = await insertSandbox(handle.db, missingImage.id);
+    const noCommand = await insertSandbox(handle.db, missingCommand.id);
+    const reconciler = await startReconciler();
+
+    const noImageRow = await waitForStatus(noImage.id, 'ERROR');
+    const noCommandRow = await waitForStatus(noCommand.id, 'ERROR');
+    expect(noImageRow.statusDetail).toContain('No such image');
+    // The init process starts, fails to exec the command, and exits 127 (command not found).
+    expect(noCommandRow.statusDetail).toBe('container exited with code 127');
+    await reconciler.reconcileOnce();
+    expect(await readSandbox(handle.db, noImage.id)).toEqual(noImageRow);
+    expect(await readSandbox(handle.db, noCommand.id)).toEqual(noCommandRow);
+    expect((await containersOf(noCommand.id)).map((c) => c.State)).toEqual(['exited']);
+  });
+
+  it('removes a labelled container that no row claims once the grace period is over', async () => {
+    const orphanId = randomUUID();
+    const stray = await createDockerRuntime({ instanceId, docker: docker! }).create({
+      sandboxId: orphanId,
+      specId: spec.id,
+      image: TEST_BASE_IMAGE,
+      command: ALIVE_SERVER_COMMAND,
+      env: {},
+      workingDir: '/workspace',
+      exposedPorts: [],
+      cpus: null,
+      memoryMb: null,
+      pidsLimit: null,
+      dataVolume: { name: dataVolumeNameFor(orphanId), mountPath: '/data' },
+    });
+
+    await startReconciler({ orphanGraceMs: 500, intervalMs: 200 });
+
+    await vi.waitFor(async () => expect(await containersOf(orphanId)).toEqual([]), waitLong);
+    await expect(docker!.getContainer(stray.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    const { Volumes } = await docker!.listVolumes({ filters: { name: [dataVolumeNameFor(orphanId)] } });
+    expect(Volumes ?? []).toEqual([]);
+  });
+
+  it('adopts sandboxes mid-start after a restart, overlapping the old control plane, without duplicates', async () => {
+    const rows = await Promise.all(Array.from({ length: 6 }, () => insertSandbox(handle.db, spec.id)));
+    const before = await startReconciler();
+    await vi.waitFor(async () => {
+      const listed = await docker!.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+      expect(listed.length).toBeGreaterThan(0);
+    }, waitLong);
+
+    const after = await startReconciler();
+    await before.stop();
+
+    for (const row of rows) await waitForStatus(row.id, 'RUNNING');
+    for (const row of rows) {
+      const containers = await containersOf(row.id);
+      expect(containers).toHaveLength(1);
+      expect((await readSandbox(handle.db, row.id)).containerId).toBe(containers[0]?.Id);
+    }
+    await after.reconcileOnce();
+    expect(await docker!.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } })).toHaveLength(rows.length);
+  });
+});

@@ -1,0 +1,44 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../../src/sandbox-server/db/client.js';
+import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+
+export async function insertSpec(db: Database, values: Partial<typeof sandboxSpecs.$inferInsert> = {}): Promise<SandboxSpecRow> {
+  const [spec] = await db
+    .insert(sandboxSpecs)
+    .values({
+      id: `spec-${randomUUID()}`,
+      image: 'sandbox-base:local',
+      command: null,
+      workingDir: '/workspace',
+      exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
+      ...values,
+    })
+    .returning();
+  return spec as SandboxSpecRow;
+}
+
+export async function insertSandbox(db: Database, specId: string, values: Partial<typeof sandboxes.$inferInsert> = {}): Promise<SandboxRow> {
+  const [row] = await db
+    .insert(sandboxes)
+    .values({
+      id: randomUUID(),
+      specId,
+      desiredState: 'RUNNING',
+      status: 'STARTING',
+      sessionApiKey: randomBytes(16).toString('hex'),
+      ...values,
+    })
+    .returning();
+  return row as SandboxRow;
+}
+
+export async function readSandbox(db: Database, id: string): Promise<SandboxRow> {
+  const [row] = await db.select().from(sandboxes).where(eq(sandboxes.id, id));
+  if (!row) throw new Error(`no sandbox row ${id}`);
+  return row;
+}
+
+export async function setDesired(db: Database, id: string, desiredState: SandboxRow['desiredState']): Promise<void> {
+  await db.update(sandboxes).set({ desiredState }).where(eq(sandboxes.id, id));
+}

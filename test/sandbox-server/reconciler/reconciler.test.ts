@@ -1,0 +1,344 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
+import { type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { applyPolicies, dataVolumeNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
+import { createFakeRuntime, type FakeRuntime, RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
+import { openTestDatabase, testDrivers } from '../../helpers/database.js';
+import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
+
+describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) => {
+  let handle: DatabaseHandle;
+  let fake: FakeRuntime;
+  const reconcilers: Reconciler[] = [];
+
+  beforeAll(async () => {
+    handle = await openTestDatabase(driver);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  beforeEach(async () => {
+    fake = createFakeRuntime();
+    await handle.db.delete(sandboxes);
+    await handle.db.delete(sandboxSpecs);
+  });
+  afterEach(async () => {
+    await Promise.all(reconcilers.splice(0).map((r) => r.stop()));
+  });
+
+  function reconciler(options: Partial<ReconcilerOptions> = {}): Reconciler {
+    const created = new Reconciler({ db: handle.db, runtime: fake, instanceId: 'test', checkAlive: async () => true, ...options });
+    reconcilers.push(created);
+    return created;
+  }
+
+  /** Passes until nothing is in flight: creates run in the background and land between passes. */
+  async function passes(r: Reconciler, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      await r.reconcileOnce();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  const changes = () => fake.calls.filter((c) => c.verb !== 'list' && c.verb !== 'inspect');
+  const callsOf = (verb: string) => fake.calls.filter((c) => c.verb === verb);
+
+  async function newSandbox(values: Partial<typeof sandboxes.$inferInsert> = {}, specValues = {}): Promise<SandboxRow> {
+    const spec = await insertSpec(handle.db, specValues);
+    return insertSandbox(handle.db, spec.id, values);
+  }
+
+  it('creates one container, reports RUNNING once alive, and later passes change nothing', async () => {
+    const sandbox = await newSandbox();
+    const r = reconciler();
+
+    await passes(r, 2);
+
+    const row = await readSandbox(handle.db, sandbox.id);
+    const [container] = fake.containers();
+    expect(row).toMatchObject({ status: 'RUNNING', statusDetail: null, containerId: container?.containerId });
+    expect(row.hostPorts).toEqual(container?.hostPorts);
+    expect(fake.volumes()).toEqual([dataVolumeNameFor(sandbox.id)]);
+
+    const changesBefore = changes().length;
+    await passes(r, 5);
+    expect(changes()).toHaveLength(changesBefore);
+    expect(await readSandbox(handle.db, sandbox.id)).toEqual(row);
+  });
+
+  it('passes the spec env and the session key to the container', async () => {
+    const requests: Parameters<SandboxRuntime['create']>[0][] = [];
+    const recording: SandboxRuntime = { ...fake, create: (request) => (requests.push(request), fake.create(request)) };
+    const sandbox = await newSandbox({}, { initialEnv: { FOO: 'bar' }, cpus: 1.5, memoryMb: 512, pidsLimit: 256 });
+
+    await passes(reconciler({ runtime: recording, dataMountPath: '/srv/data' }), 1);
+
+    expect(requests).toEqual([
+      expect.objectContaining({
+        sandboxId: sandbox.id,
+        env: { FOO: 'bar', OH_SESSION_API_KEYS_0: sandbox.sessionApiKey },
+        cpus: 1.5,
+        memoryMb: 512,
+        pidsLimit: 256,
+        dataVolume: { name: dataVolumeNameFor(sandbox.id), mountPath: '/srv/data' },
+      }),
+    ]);
+  });
+
+  it('stays STARTING until the agent-server answers /alive', async () => {
+    let alive = false;
+    const sandbox = await newSandbox();
+    const r = reconciler({ checkAlive: async () => alive });
+
+    await passes(r, 3);
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'STARTING', statusDetail: expect.stringContaining('/alive') });
+
+    alive = true;
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING');
+  });
+
+  it('asks /alive on the published loopback port with the sandbox key', async () => {
+    const asked: [string, string][] = [];
+    const sandbox = await newSandbox();
+
+    await passes(reconciler({ checkAlive: async (url, key) => (asked.push([url, key]), true) }), 2);
+
+    const port = fake.containers()[0]?.hostPorts.AGENT_SERVER;
+    expect(asked).toEqual([[`http://127.0.0.1:${port}`, sandbox.sessionApiKey]]);
+  });
+
+  it('pauses, resumes and deletes, removing the volume and finishing the row; a deleted sandbox is never recreated', async () => {
+    const sandbox = await newSandbox();
+    const r = reconciler();
+    await passes(r, 2);
+
+    await setDesired(handle.db, sandbox.id, 'PAUSED');
+    await passes(r, 1);
+    expect(fake.containers()[0]?.state).toBe('paused');
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('PAUSED');
+
+    await setDesired(handle.db, sandbox.id, 'RUNNING');
+    await passes(r, 1);
+    expect(fake.containers()[0]?.state).toBe('running');
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING');
+
+    await setDesired(handle.db, sandbox.id, 'DELETED');
+    await passes(r, 1);
+    expect(fake.containers()).toEqual([]);
+    expect(fake.volumes()).toEqual([]);
+    const row = await readSandbox(handle.db, sandbox.id);
+    expect(row.deletedAt).toBeInstanceOf(Date);
+    expect(row.status).toBe('MISSING');
+
+    await passes(r, 3);
+    expect(callsOf('create')).toHaveLength(1);
+  });
+
+  it('adopts the containers it finds after a restart instead of creating them again', async () => {
+    const crashedBeforeWrite = await newSandbox();
+    const known = await newSandbox();
+    const adopted = fake.addContainer(crashedBeforeWrite.id);
+    const running = fake.addContainer(known.id);
+    await handle.db.update(sandboxes).set({ status: 'RUNNING', containerId: running.containerId });
+
+    await reconciler().start();
+
+    expect(callsOf('create')).toEqual([]);
+    expect(fake.containers()).toHaveLength(2);
+    expect(await readSandbox(handle.db, crashedBeforeWrite.id)).toMatchObject({ status: 'RUNNING', containerId: adopted.containerId });
+    expect(await readSandbox(handle.db, known.id)).toMatchObject({ status: 'RUNNING', containerId: running.containerId });
+  });
+
+  it('removes a container no live row claims, with its volume, only after the grace period', async () => {
+    const live = await newSandbox();
+    const deleted = await newSandbox({ desiredState: 'DELETED', deletedAt: new Date() });
+    fake.addContainer('no-such-sandbox');
+    fake.addContainer(deleted.id);
+
+    const patient = reconciler({ orphanGraceMs: 60_000 });
+    await passes(patient, 3);
+    expect(fake.containers().map((c) => c.sandboxId).sort()).toEqual([deleted.id, live.id, 'no-such-sandbox'].sort());
+
+    const eager = reconciler({ orphanGraceMs: 1 });
+    await passes(eager, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await passes(eager, 1);
+    expect(fake.containers().map((c) => c.sandboxId)).toEqual([live.id]);
+    expect(callsOf('removeVolume').map((c) => c.target).sort()).toEqual([dataVolumeNameFor(deleted.id), dataVolumeNameFor('no-such-sandbox')].sort());
+  });
+
+  it('turns a container removed behind its back MISSING and does not recreate it', async () => {
+    const sandbox = await newSandbox();
+    const r = reconciler();
+    await passes(r, 2);
+    const [container] = fake.containers();
+
+    fake.removeBehindBack(container!.containerId);
+    await passes(r, 3);
+
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({
+      status: 'MISSING',
+      statusDetail: 'container was removed outside the control plane',
+      containerId: container?.containerId,
+      hostPorts: null,
+    });
+    expect(callsOf('create')).toHaveLength(1);
+  });
+
+  it('turns a container that died ERROR with its exit code, and does not restart it until paused and resumed', async () => {
+    const sandbox = await newSandbox();
+    const r = reconciler();
+    await passes(r, 2);
+    const containerId = fake.containers()[0]!.containerId;
+
+    fake.kill(containerId, 137);
+    await passes(r, 3);
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'ERROR', statusDetail: 'container exited with code 137' });
+    expect(callsOf('start')).toEqual([]);
+
+    await setDesired(handle.db, sandbox.id, 'PAUSED');
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('PAUSED');
+    await setDesired(handle.db, sandbox.id, 'RUNNING');
+    await passes(r, 2);
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING', containerId });
+  });
+
+  it('does not create twice while a create is in flight, and deletes only once it landed', async () => {
+    const sandbox = await newSandbox();
+    const release = fake.holdCreates();
+    const r = reconciler();
+
+    await passes(r, 3);
+    expect(callsOf('create')).toHaveLength(1);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('STARTING');
+
+    await setDesired(handle.db, sandbox.id, 'DELETED');
+    await passes(r, 2);
+    expect((await readSandbox(handle.db, sandbox.id)).deletedAt).toBeNull();
+
+    release();
+    await r.stop();
+    expect(fake.containers()).toHaveLength(1);
+    await passes(r, 1);
+    expect(fake.containers()).toEqual([]);
+    expect((await readSandbox(handle.db, sandbox.id)).deletedAt).toBeInstanceOf(Date);
+    expect(callsOf('create')).toHaveLength(1);
+  });
+
+  it('records a final create failure as ERROR and stops trying', async () => {
+    const sandbox = await newSandbox();
+    fake.failNext('create', new RuntimeError('docker create failed: No such image: nope:latest', true));
+    const r = reconciler();
+
+    await passes(r, 4);
+
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'ERROR', statusDetail: 'docker create failed: No such image: nope:latest' });
+    expect(callsOf('create')).toHaveLength(1);
+  });
+
+  it('backs off after a retryable failure and then succeeds', async () => {
+    const sandbox = await newSandbox();
+    fake.failNext('create', new RuntimeError('connect ECONNREFUSED /var/run/docker.sock', false));
+    const r = reconciler();
+
+    await passes(r, 3);
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'STARTING', statusDetail: expect.stringContaining('will retry') });
+    expect(callsOf('create')).toHaveLength(1);
+
+    await r.start();
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'), { timeout: 10_000 });
+    expect(callsOf('create')).toHaveLength(2);
+    expect(fake.containers()).toHaveLength(1);
+  });
+
+  it('reports two containers claiming one sandbox as ERROR and removes neither', async () => {
+    const sandbox = await newSandbox();
+    fake.addContainer(sandbox.id);
+    fake.addContainer(sandbox.id);
+
+    await passes(reconciler(), 2);
+
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'ERROR', statusDetail: expect.stringContaining('2 containers claim') });
+    expect(fake.containers()).toHaveLength(2);
+  });
+
+  it('applies the idle and TTL policies in its sweeps', async () => {
+    const idle = await newSandbox({ status: 'RUNNING', lastActiveAt: new Date(Date.now() - 120_000) }, { idlePauseSeconds: 60 });
+    const expired = await newSandbox({ createdAt: new Date(Date.now() - 120_000) }, { ttlSeconds: 60 });
+    fake.addContainer(idle.id);
+    const r = reconciler();
+
+    await passes(r, 2);
+
+    expect(fake.containers().map((c) => [c.sandboxId, c.state])).toEqual([[idle.id, 'paused']]);
+    expect(await readSandbox(handle.db, idle.id)).toMatchObject({ desiredState: 'PAUSED', status: 'PAUSED' });
+    expect(await readSandbox(handle.db, expired.id)).toMatchObject({ desiredState: 'DELETED', deletedAt: expect.any(Date) });
+  });
+
+  it('gives each of 50 sandboxes started at once exactly one container, a few engine calls at a time', async () => {
+    let creating = 0;
+    let mostAtOnce = 0;
+    const counting: SandboxRuntime = {
+      ...fake,
+      async create(request) {
+        mostAtOnce = Math.max(mostAtOnce, ++creating);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        try {
+          return await fake.create(request);
+        } finally {
+          creating--;
+        }
+      },
+    };
+    const spec = await insertSpec(handle.db);
+    // Sweeps every 10 ms, so that passes keep reading while creates are still under way.
+    const r = reconciler({ runtime: counting, intervalMs: 10 });
+    await r.start();
+
+    const rows = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const row = await insertSandbox(handle.db, spec.id);
+        r.kick(row.id);
+        return row;
+      }),
+    );
+
+    await vi.waitFor(
+      async () => {
+        const statuses = await handle.db.select({ status: sandboxes.status }).from(sandboxes);
+        expect(statuses.every((s) => s.status === 'RUNNING')).toBe(true);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(callsOf('create').map((c) => c.target).sort()).toEqual(rows.map((row) => row.id).sort());
+    expect(fake.containers()).toHaveLength(50);
+    expect(mostAtOnce).toBeLessThanOrEqual(4);
+  });
+
+  it('writes the desired state the policies decide, re-checking each condition in the database', async () => {
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    const idleSpec = await insertSpec(handle.db, { idlePauseSeconds: 60 });
+    const ttlSpec = await insertSpec(handle.db, { ttlSeconds: 60 });
+    const idle = await insertSandbox(handle.db, idleSpec.id, { status: 'RUNNING', lastActiveAt: ago(120) });
+    const touchedSinceRead = await insertSandbox(handle.db, idleSpec.id, { status: 'RUNNING', lastActiveAt: ago(120) });
+    const old = await insertSandbox(handle.db, ttlSpec.id, { status: 'RUNNING', createdAt: ago(120) });
+    await handle.db.update(sandboxes).set({ lastActiveAt: new Date() }).where(eq(sandboxes.id, touchedSinceRead.id));
+
+    const applied = await applyPolicies(
+      handle.db,
+      [idle, touchedSinceRead, old].map((row) => ({ row, spec: row.specId === idleSpec.id ? idleSpec : ttlSpec })),
+      new Date(),
+    );
+
+    expect(applied.map((d) => [d.sandboxId, d.desired])).toEqual([
+      [idle.id, 'PAUSED'],
+      [old.id, 'DELETED'],
+    ]);
+    expect((await readSandbox(handle.db, idle.id)).desiredState).toBe('PAUSED');
+    expect((await readSandbox(handle.db, touchedSinceRead.id)).desiredState).toBe('RUNNING');
+    expect((await readSandbox(handle.db, old.id)).desiredState).toBe('DELETED');
+  });
+});
