@@ -1,11 +1,18 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import { createApiApp } from '../http/app.js';
+import { createAgentClient } from './agent-client.js';
+import type { AppConversationContext, AppConversationSettings } from './app-conversations/context.js';
+import { StartTaskRunner } from './app-conversations/start-task-runner.js';
 import { apiKeyAuth } from './auth.js';
 import type { Database } from './db/client.js';
+import { createActivityRecorder } from './proxy/resolve-target.js';
+import { registerAppConversationRoutes } from './routes/app-conversations/index.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
-import type { ReconcilerKick, ServiceContext } from './services/context.js';
+import type { ReconcilerKick } from './services/context.js';
 
 export interface SandboxServerAppOptions {
   db: Database;
@@ -14,24 +21,51 @@ export interface SandboxServerAppOptions {
   /** Keys accepted on /api; empty turns authentication off. */
   apiKeys: readonly string[];
   maxRunningSandboxes: number;
+  /** LLM defaults and timeouts of app conversations. */
+  appConversations?: AppConversationSettings;
 }
+
+export interface SandboxServerApp {
+  app: OpenAPIHono;
+  /** Attaches WebSocket upgrades (proxy, conversation event sockets) to the HTTP server. */
+  injectWebSocket: NodeWebSocket['injectWebSocket'];
+  /** The background job behind POST /api/v1/app-conversations; start() resumes unfinished tasks. */
+  startTasks: StartTaskRunner;
+}
+
+const DEFAULT_APP_CONVERSATION_SETTINGS: AppConversationSettings = {
+  llm: { model: null, baseUrl: null, apiKey: null },
+  sandboxStartTimeoutMs: 300_000,
+};
 
 /**
  * The control plane's HTTP API. /alive, /health and /openapi.json are open; everything under /api
  * needs an API key. Handlers only write intent and kick the reconciler; they never call Docker.
  */
-export function createSandboxServerApp(options: SandboxServerAppOptions): OpenAPIHono {
+export function createSandboxServerApp(options: SandboxServerAppOptions): SandboxServerApp {
   const app = createApiApp();
-  const ctx: ServiceContext = { db: options.db, reconciler: options.reconciler, maxRunningSandboxes: options.maxRunningSandboxes };
+  const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
+  const ctx: AppConversationContext = {
+    db: options.db,
+    reconciler: options.reconciler,
+    maxRunningSandboxes: options.maxRunningSandboxes,
+    settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
+    agentClient: (target) => createAgentClient(target),
+  };
+  const startTasks = new StartTaskRunner(ctx);
+  const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx) };
+
   registerHealthRoutes(app, options.db);
   app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));
   registerSandboxSpecRoutes(app, ctx);
   registerSandboxRoutes(app, ctx);
+  registerSandboxAgentProxy(app, routeDeps);
+  registerAppConversationRoutes(app, routeDeps);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'sandbox-server', version: '1' },
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
-  return app;
+  return { app, injectWebSocket, startTasks };
 }

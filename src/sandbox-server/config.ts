@@ -77,6 +77,24 @@ export const CONFIG_VARIABLES = {
     default: '60',
     help: 'A labelled container no sandbox claims is removed after this long.',
   }),
+  LLM_MODEL: variable({
+    schema: z.string().min(1).optional(),
+    help: 'Model of app conversations that do not name one (llm_model), e.g. openai/gpt-4o.',
+  }),
+  LLM_BASE_URL: variable({
+    schema: z.url().optional(),
+    help: 'OpenAI-compatible endpoint the agents call, e.g. http://127.0.0.1:4000/v1.',
+  }),
+  LLM_API_KEY: variable({
+    schema: z.string().min(1).optional(),
+    help: "API key for LLM_BASE_URL, passed to each conversation's agent; never logged or returned.",
+    secret: true,
+  }),
+  SANDBOX_START_TIMEOUT_SECONDS: variable({
+    schema: integer(1),
+    default: '300',
+    help: 'How long an app conversation start task waits for its sandbox before failing.',
+  }),
   LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
 };
 

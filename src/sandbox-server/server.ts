@@ -57,11 +57,15 @@ export async function startSandboxServer(
     intervalMs: config.RECONCILE_INTERVAL_MS,
     orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
   });
-  const app = createSandboxServerApp({
+  const { app, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,
     reconciler,
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
+    appConversations: {
+      llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },
+      sandboxStartTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
+    },
   });
 
   let server: ReturnType<typeof serve>;
@@ -71,6 +75,7 @@ export async function startSandboxServer(
     await database.close();
     throw error;
   }
+  injectWebSocket(server);
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
   if (config.SANDBOX_SERVER_API_KEYS.length === 0) {
@@ -86,13 +91,17 @@ export async function startSandboxServer(
     .then((outcome) => log.info({ image: config.AGENT_SERVER_IMAGE, outcome }, 'agent-server image ready'))
     .catch((err: unknown) => log.error({ err, image: config.AGENT_SERVER_IMAGE }, 'agent-server image is not available; sandboxes cannot start'))
     .then(() => (closing ? undefined : reconciler.start()))
-    .catch((err: unknown) => log.error({ err }, 'reconciler failed to start'));
+    .catch((err: unknown) => log.error({ err }, 'reconciler failed to start'))
+    // Start tasks left unfinished by a previous run carry on once sandboxes can be converged.
+    .then(() => (closing ? undefined : startTasks.start()))
+    .catch((err: unknown) => log.error({ err }, 'app conversation start tasks failed to resume'));
 
   return {
     url,
     async close() {
       closing = true;
       await stopListening(server);
+      await startTasks.stop();
       // A build still running is not waited for; the reconciler then never starts.
       await reconciler.stop();
       await database.close();

@@ -54,7 +54,7 @@ describe('apiKeyAuth', () => {
 describe('the control plane app', () => {
   // Requests that authentication stops never reach the database.
   const unreachable = { execute: () => Promise.reject(new Error('not used')) } as unknown as Database;
-  const app = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: KEYS, maxRunningSandboxes: 10 });
+  const { app } = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: KEYS, maxRunningSandboxes: 10 });
 
   it('guards every /api route, known or not', async () => {
     for (const [method, path] of [

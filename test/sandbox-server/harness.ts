@@ -37,7 +37,7 @@ export async function openTestApp(
   const handle = await openTestDatabase(driver);
   await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
   const reconciler = recordKicks();
-  const app = createSandboxServerApp({
+  const { app } = createSandboxServerApp({
     db: handle.db,
     reconciler,
     apiKeys: options.apiKeys ?? [API_KEY],

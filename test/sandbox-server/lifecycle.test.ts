@@ -25,7 +25,7 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
     runtime = createFakeRuntime();
     reconciler = new Reconciler({ db: handle.db, runtime, instanceId: 'lifecycle-test', checkAlive: async () => true });
     await reconciler.start();
-    const app = createSandboxServerApp({ db: handle.db, reconciler, apiKeys: [KEY], maxRunningSandboxes: 10 });
+    const { app } = createSandboxServerApp({ db: handle.db, reconciler, apiKeys: [KEY], maxRunningSandboxes: 10 });
     request = async (method, path) => {
       const response = await app.request(path, { method, headers: { authorization: `Bearer ${KEY}` } });
       return { status: response.status, body: await response.json() };

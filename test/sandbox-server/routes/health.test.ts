@@ -6,7 +6,7 @@ import { recordKicks } from '../harness.js';
 describe('/health', () => {
   it('answers 503 when the database does not answer', async () => {
     const unreachable = { execute: () => Promise.reject(new Error('connection refused')) } as unknown as Database;
-    const app = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: [], maxRunningSandboxes: 10 });
+    const { app } = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: [], maxRunningSandboxes: 10 });
     const response = await app.request('/health');
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ detail: 'Database unavailable' });

@@ -1,0 +1,128 @@
+import { z } from '@hono/zod-openapi';
+import { SendMessageRequestSchema, TagsSchema } from '../../agent-server/conversations/requests.js';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+import { SandboxStatusSchema } from '../models/sandbox.js';
+
+const DateTimeSchema = z.string().openapi({ format: 'date-time' });
+const DateTimeQuerySchema = z.iso.datetime({ offset: true, local: true }).optional();
+
+/**
+ * POST /api/v1/app-conversations. Like FastAPI (and unlike events) unknown fields are dropped, so
+ * OpenHands clients that send fields we do not act on (processors, plugins, ...) still work.
+ */
+export const AppConversationStartRequestSchema = z
+  .object({
+    sandbox_id: z.string().min(1).nullish(),
+    conversation_id: z.uuid().nullish(),
+    initial_message: SendMessageRequestSchema.nullish(),
+    system_message_suffix: z.string().nullish(),
+    llm_model: z.string().min(1).nullish(),
+    selected_repository: z.string().nullish(),
+    selected_branch: z.string().nullish(),
+    git_provider: z.string().nullish(),
+    title: z.string().max(500).nullish(),
+    trigger: z.string().nullish(),
+    pr_number: z.array(z.number().int()).default([]),
+    tags: TagsSchema.default({}),
+    secrets: z.record(z.string(), z.string()).default({}),
+  })
+  .openapi('AppConversationStartRequest');
+export type AppConversationStartRequest = z.output<typeof AppConversationStartRequestSchema>;
+
+export const AppConversationStartTaskStatusSchema = z
+  .enum([
+    'WORKING',
+    'WAITING_FOR_SANDBOX',
+    'PREPARING_REPOSITORY',
+    'RUNNING_SETUP_SCRIPT',
+    'SETTING_UP_GIT_HOOKS',
+    'SETTING_UP_SKILLS',
+    'STARTING_CONVERSATION',
+    'READY',
+    'ERROR',
+  ])
+  .openapi('AppConversationStartTaskStatus');
+export type AppConversationStartTaskStatus = z.output<typeof AppConversationStartTaskStatusSchema>;
+
+export const AppConversationStartTaskSchema = z
+  .object({
+    id: z.string(),
+    created_by_user_id: z.string().nullable(),
+    status: AppConversationStartTaskStatusSchema,
+    detail: z.string().nullable(),
+    app_conversation_id: z.string().nullable(),
+    sandbox_id: z.string().nullable(),
+    agent_server_url: z.string().nullable(),
+    /** The request as received, secrets left out. */
+    request: z.record(z.string(), z.unknown()),
+    created_at: DateTimeSchema,
+    updated_at: DateTimeSchema,
+  })
+  .openapi('AppConversationStartTask');
+export type AppConversationStartTask = z.output<typeof AppConversationStartTaskSchema>;
+
+export const AppConversationSchema = z
+  .object({
+    id: z.string(),
+    created_by_user_id: z.string().nullable(),
+    sandbox_id: z.string(),
+    selected_repository: z.string().nullable(),
+    selected_branch: z.string().nullable(),
+    git_provider: z.string().nullable(),
+    title: z.string().nullable(),
+    trigger: z.string().nullable(),
+    pr_number: z.array(z.number().int()),
+    llm_model: z.string().nullable(),
+    tags: z.record(z.string(), z.string()),
+    metrics: z.null(),
+    created_at: DateTimeSchema,
+    updated_at: DateTimeSchema,
+    sandbox_status: SandboxStatusSchema.nullable(),
+    /** Read live from the sandbox's agent-server; null unless the sandbox is RUNNING. */
+    execution_status: z.string().nullable(),
+    conversation_url: z.string().nullable(),
+    session_api_key: z.string().nullable(),
+    sub_conversation_ids: z.array(z.string()),
+  })
+  .openapi('AppConversation');
+export type AppConversation = z.output<typeof AppConversationSchema>;
+
+export const AppConversationPageSchema = pageSchema(AppConversationSchema).openapi('AppConversationPage');
+export const AppConversationStartTaskPageSchema = pageSchema(AppConversationStartTaskSchema).openapi('AppConversationStartTaskPage');
+
+export const AppConversationSortOrderSchema = z
+  .enum(['CREATED_AT', 'CREATED_AT_DESC', 'UPDATED_AT', 'UPDATED_AT_DESC', 'TITLE', 'TITLE_DESC'])
+  .openapi('AppConversationSortOrder');
+export type AppConversationSortOrder = z.output<typeof AppConversationSortOrderSchema>;
+
+export const AppConversationFilterSchema = z.object({
+  title__contains: z.string().optional(),
+  created_at__gte: DateTimeQuerySchema,
+  created_at__lt: DateTimeQuerySchema,
+  updated_at__gte: DateTimeQuerySchema,
+  updated_at__lt: DateTimeQuerySchema,
+});
+export type AppConversationFilter = z.output<typeof AppConversationFilterSchema>;
+
+export const SearchAppConversationsQuerySchema = AppConversationFilterSchema.extend({
+  sort_order: AppConversationSortOrderSchema.default('CREATED_AT_DESC'),
+  page_id: PageIdQuerySchema,
+  limit: LimitQuerySchema,
+});
+
+export const UpdateAppConversationRequestSchema = z
+  .object({ title: z.string().max(500).nullish(), tags: TagsSchema.nullish() })
+  .openapi('UpdateAppConversationRequest');
+
+export const StartTaskFilterSchema = z.object({
+  status: AppConversationStartTaskStatusSchema.optional(),
+});
+export const SearchStartTasksQuerySchema = StartTaskFilterSchema.extend({
+  page_id: PageIdQuerySchema,
+  limit: LimitQuerySchema,
+});
+
+/** `?ids=a&ids=b` (OpenHands' name for app conversations and start tasks). */
+export const BatchIdsQuerySchema = z.object({
+  ids: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string())),
+});

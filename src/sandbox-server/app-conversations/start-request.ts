@@ -1,0 +1,46 @@
+import { validationError } from '../../http/errors.js';
+import type { AppConversationSettings } from './context.js';
+import type { AppConversationStartRequest } from './models.js';
+
+/** The request as stored on the task and shown back: everything but the secrets. */
+export function storedRequest(request: AppConversationStartRequest): Record<string, unknown> {
+  const { secrets: _secrets, ...rest } = request;
+  return rest;
+}
+
+/** The model a conversation runs with: the request's, else the server's default; 422 when neither. */
+export function chooseLlmModel(request: AppConversationStartRequest, settings: AppConversationSettings): string {
+  const model = request.llm_model ?? settings.llm.model;
+  if (!model) {
+    throw validationError(['body', 'llm_model'], 'No LLM model: pass llm_model or start the server with LLM_MODEL set', 'missing');
+  }
+  return model;
+}
+
+/** POST /api/conversations on the sandbox's agent-server, for the conversation a task creates. */
+export function agentConversationRequest(input: {
+  conversationId: string;
+  request: AppConversationStartRequest;
+  secrets: Record<string, string>;
+  settings: AppConversationSettings;
+  workingDir: string;
+}): Record<string, unknown> {
+  const { request, settings } = input;
+  return {
+    conversation_id: input.conversationId,
+    agent: {
+      kind: 'Agent',
+      llm: {
+        model: chooseLlmModel(request, settings),
+        base_url: settings.llm.baseUrl,
+        api_key: settings.llm.apiKey,
+      },
+      ...(request.system_message_suffix ? { system_message_suffix: request.system_message_suffix } : {}),
+    },
+    workspace: { working_dir: input.workingDir },
+    ...(request.initial_message ? { initial_message: request.initial_message } : {}),
+    tags: request.tags,
+    ...(request.title ? { title: request.title } : {}),
+    secrets: input.secrets,
+  };
+}

@@ -1,0 +1,180 @@
+import { eq, notInArray } from 'drizzle-orm';
+import { ApiError } from '../../http/errors.js';
+import { logger } from '../../logger.js';
+import {
+  appConversations,
+  appConversationStartTasks,
+  type StartTaskFailure,
+  type StartTaskRow,
+  type StartTaskStatus,
+  sandboxes,
+  sandboxSpecs,
+} from '../db/schema.js';
+import { waitForAgentServer } from '../proxy/resolve-target.js';
+import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
+import { startSandbox } from '../services/sandboxes/start-sandbox.js';
+import type { AppConversationContext } from './context.js';
+import type { AppConversationStartRequest } from './models.js';
+import { agentConversationRequest } from './start-request.js';
+
+const FINISHED: StartTaskStatus[] = ['READY', 'ERROR'];
+
+/**
+ * Drives start tasks WORKING -> WAITING_FOR_SANDBOX -> STARTING_CONVERSATION -> READY (or ERROR).
+ * Each step is recorded before the next begins and every step can be repeated safely (creating the
+ * conversation again with the same id is answered with the existing one), so after a restart
+ * `start()` simply carries every unfinished task on from the step it had reached.
+ */
+export class StartTaskRunner {
+  readonly #ctx: AppConversationContext;
+  readonly #active = new Map<string, Promise<void>>();
+  readonly #stop = new AbortController();
+
+  constructor(ctx: AppConversationContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Picks up the tasks a previous run left unfinished. */
+  async start(): Promise<void> {
+    const unfinished = await this.#ctx.db
+      .select({ id: appConversationStartTasks.id })
+      .from(appConversationStartTasks)
+      .where(notInArray(appConversationStartTasks.status, FINISHED));
+    for (const { id } of unfinished) this.enqueue(id);
+  }
+
+  enqueue(taskId: string): void {
+    if (this.#active.has(taskId) || this.#stop.signal.aborted) return;
+    const run = this.#run(taskId).finally(() => this.#active.delete(taskId));
+    this.#active.set(taskId, run);
+  }
+
+  /** Resolves once the task is READY or ERROR, or with its current row after `timeoutMs`. */
+  async waitFor(taskId: string, timeoutMs: number): Promise<StartTaskRow> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const task = await this.#load(taskId);
+      if (!task) throw new Error(`start task ${taskId} vanished`);
+      if (FINISHED.includes(task.status) || Date.now() >= deadline) return task;
+      const pause = new Promise((resolve) => setTimeout(resolve, Math.min(200, deadline - Date.now())));
+      await Promise.race([this.#active.get(taskId) ?? pause, pause]);
+    }
+  }
+
+  /** Stops waiting; unfinished tasks keep their step in the database for the next start. */
+  async stop(): Promise<void> {
+    this.#stop.abort(new Error('control plane stopping'));
+    await Promise.allSettled(this.#active.values());
+  }
+
+  async #run(taskId: string): Promise<void> {
+    let task = await this.#load(taskId);
+    try {
+      if (task?.status === 'WORKING') task = await this.#chooseSandbox(task);
+      if (task?.status === 'WAITING_FOR_SANDBOX') task = await this.#waitForSandbox(task);
+      if (task?.status === 'STARTING_CONVERSATION') await this.#startConversation(task);
+    } catch (err) {
+      if (this.#stop.signal.aborted) return;
+      const { failure, detail } = describeFailure(err);
+      logger.warn({ taskId, failure, detail }, 'app conversation start task failed');
+      await this.#update(taskId, { status: 'ERROR', failure, detail, secrets: {} });
+    }
+  }
+
+  async #chooseSandbox(task: StartTaskRow): Promise<StartTaskRow> {
+    const request = task.request as AppConversationStartRequest;
+    let sandboxId = request.sandbox_id ?? null;
+    if (sandboxId) await findLiveSandbox(this.#ctx.db, sandboxId);
+    else sandboxId = (await startSandbox(this.#ctx, { createdByUserId: task.createdByUserId })).id;
+    return this.#update(task.id, { status: 'WAITING_FOR_SANDBOX', sandboxId });
+  }
+
+  async #waitForSandbox(task: StartTaskRow): Promise<StartTaskRow> {
+    const target = await this.#agentServerOf(task);
+    return this.#update(task.id, { status: 'STARTING_CONVERSATION', agentServerUrl: target.baseUrl });
+  }
+
+  async #startConversation(task: StartTaskRow): Promise<void> {
+    const target = await this.#agentServerOf(task);
+    const [sandbox] = await this.#ctx.db
+      .select({ workingDir: sandboxSpecs.workingDir })
+      .from(sandboxes)
+      .innerJoin(sandboxSpecs, eq(sandboxes.specId, sandboxSpecs.id))
+      .where(eq(sandboxes.id, requireSandboxId(task)));
+    const request = task.request as AppConversationStartRequest;
+    await this.#ctx.agentClient(target).createConversation(
+      agentConversationRequest({
+        conversationId: task.conversationId,
+        request,
+        secrets: task.secrets,
+        settings: this.#ctx.settings,
+        workingDir: sandbox?.workingDir ?? '/workspace',
+      }),
+    );
+    const now = new Date();
+    await this.#ctx.db.transaction(async (tx) => {
+      await tx
+        .insert(appConversations)
+        .values({
+          id: task.conversationId,
+          createdByUserId: task.createdByUserId,
+          sandboxId: requireSandboxId(task),
+          title: request.title ?? null,
+          llmModel: request.llm_model ?? this.#ctx.settings.llm.model,
+          tags: request.tags ?? {},
+          selectedRepository: request.selected_repository ?? null,
+          selectedBranch: request.selected_branch ?? null,
+          gitProvider: request.git_provider ?? null,
+          trigger: request.trigger ?? null,
+          prNumber: request.pr_number ?? [],
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflictDoNothing();
+      await tx
+        .update(appConversationStartTasks)
+        .set({ status: 'READY', detail: null, secrets: {}, updatedAt: now })
+        .where(eq(appConversationStartTasks.id, task.id));
+    });
+  }
+
+  #agentServerOf(task: StartTaskRow) {
+    return waitForAgentServer(this.#ctx, requireSandboxId(task), {
+      resume: 'always',
+      timeoutMs: this.#ctx.settings.sandboxStartTimeoutMs,
+      signal: this.#stop.signal,
+    });
+  }
+
+  async #load(taskId: string): Promise<StartTaskRow | undefined> {
+    const [task] = await this.#ctx.db.select().from(appConversationStartTasks).where(eq(appConversationStartTasks.id, taskId));
+    return task;
+  }
+
+  async #update(taskId: string, values: Partial<StartTaskRow>): Promise<StartTaskRow> {
+    const [task] = await this.#ctx.db
+      .update(appConversationStartTasks)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(appConversationStartTasks.id, taskId))
+      .returning();
+    if (!task) throw new Error(`start task ${taskId} vanished`);
+    return task;
+  }
+}
+
+function requireSandboxId(task: StartTaskRow): string {
+  if (!task.sandboxId) throw new Error(`start task ${task.id} has no sandbox at step ${task.status}`);
+  return task.sandboxId;
+}
+
+/** Sorts a failure into the kind `?wait=true` reports, with a detail a person can act on. */
+function describeFailure(err: unknown): { failure: StartTaskFailure; detail: string } {
+  if (err instanceof ApiError) {
+    const detail = typeof err.detail === 'string' ? err.detail : err.message;
+    if (err.status === 404) return { failure: 'not_found', detail };
+    if (err.status === 409) return { failure: 'conflict', detail };
+    if (err.status === 503) return { failure: 'timeout', detail };
+    return { failure: 'upstream', detail };
+  }
+  return { failure: 'upstream', detail: `Unexpected error: ${(err as Error).message}` };
+}

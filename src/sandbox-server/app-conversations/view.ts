@@ -1,0 +1,76 @@
+import { inArray } from 'drizzle-orm';
+import type { AppConversationRow, StartTaskRow } from '../db/schema.js';
+import { sandboxes } from '../db/schema.js';
+import { agentTargetOf } from '../proxy/resolve-target.js';
+import type { AppConversationContext } from './context.js';
+import type { AppConversation, AppConversationStartTask } from './models.js';
+
+/**
+ * The wire view of app conversations. Sandbox status comes from our database; execution status,
+ * URL and key only while the sandbox runs, read live from its agent-server with one batch call per
+ * sandbox. An agent-server that does not answer gives nulls, never an error.
+ */
+export async function toAppConversations(ctx: AppConversationContext, rows: AppConversationRow[]): Promise<AppConversation[]> {
+  if (rows.length === 0) return [];
+  const sandboxIds = [...new Set(rows.map((row) => row.sandboxId))];
+  const sandboxRows = await ctx.db.select().from(sandboxes).where(inArray(sandboxes.id, sandboxIds));
+  const sandboxById = new Map(sandboxRows.map((row) => [row.id, row]));
+  const executionStatus = new Map<string, string | null>();
+  await Promise.all(
+    sandboxRows.map(async (sandbox) => {
+      const target = agentTargetOf(sandbox);
+      if (!target) return;
+      const ids = rows.filter((row) => row.sandboxId === sandbox.id).map((row) => row.id);
+      const infos = await ctx
+        .agentClient(target)
+        .getConversations(ids)
+        .catch(() => []);
+      infos.forEach((info, i) => {
+        const id = ids[i];
+        if (id && info) executionStatus.set(id, typeof info.execution_status === 'string' ? info.execution_status : null);
+      });
+    }),
+  );
+  return rows.map((row) => {
+    const sandbox = sandboxById.get(row.sandboxId);
+    const live = sandbox?.desiredState !== 'DELETED' ? sandbox : undefined;
+    const target = live ? agentTargetOf(live) : null;
+    const reachable = target !== null && executionStatus.has(row.id);
+    return {
+      id: row.id,
+      created_by_user_id: row.createdByUserId,
+      sandbox_id: row.sandboxId,
+      selected_repository: row.selectedRepository,
+      selected_branch: row.selectedBranch,
+      git_provider: row.gitProvider,
+      title: row.title,
+      trigger: row.trigger,
+      pr_number: row.prNumber,
+      llm_model: row.llmModel,
+      tags: row.tags,
+      metrics: null,
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+      sandbox_status: live ? live.status : 'MISSING',
+      execution_status: reachable ? (executionStatus.get(row.id) ?? null) : null,
+      conversation_url: reachable && target ? `${target.baseUrl}/api/conversations/${row.id}` : null,
+      session_api_key: reachable && target ? target.sessionApiKey : null,
+      sub_conversation_ids: [],
+    };
+  });
+}
+
+export function toStartTask(row: StartTaskRow): AppConversationStartTask {
+  return {
+    id: row.id,
+    created_by_user_id: row.createdByUserId,
+    status: row.status,
+    detail: row.detail,
+    app_conversation_id: row.status === 'READY' ? row.conversationId : null,
+    sandbox_id: row.sandboxId,
+    agent_server_url: row.agentServerUrl,
+    request: row.request,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

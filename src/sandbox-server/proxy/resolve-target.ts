@@ -1,0 +1,94 @@
+import { eq } from 'drizzle-orm';
+import { ConflictError, ServiceUnavailableError } from '../../http/errors.js';
+import { type SandboxRow, sandboxes, sandboxSpecs } from '../db/schema.js';
+import type { ServiceContext } from '../services/context.js';
+import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
+import { resumeSandbox } from '../services/sandboxes/resume-sandbox.js';
+import type { AgentServerTarget } from './forward-http.js';
+
+/** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
+export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
+  const port = row.hostPorts?.AGENT_SERVER;
+  if (row.status !== 'RUNNING' || port === undefined) return null;
+  return { baseUrl: `http://127.0.0.1:${port}`, sessionApiKey: row.sessionApiKey };
+}
+
+export interface WaitForAgentServerOptions {
+  /** What to do with a paused sandbox: resume it always, only when its spec says so, or never (409). */
+  resume: 'always' | 'if-spec-allows' | 'never';
+  timeoutMs: number;
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Waits until the sandbox's agent-server answers (status RUNNING), resuming a paused sandbox when
+ * allowed. A sandbox that is deleted, failed or gone is a 409 naming its state, never a hang; one
+ * that does not come up in time is a 503.
+ */
+export async function waitForAgentServer(
+  ctx: ServiceContext,
+  sandboxId: string,
+  options: WaitForAgentServerOptions,
+): Promise<AgentServerTarget> {
+  let row = await findLiveSandbox(ctx.db, sandboxId);
+  if (row.desiredState === 'PAUSED' || row.status === 'PAUSED') {
+    if (!(await mayResume(ctx, row, options.resume))) {
+      throw new ConflictError(`Sandbox ${sandboxId} is paused; resume it first (POST /api/v1/sandboxes/${sandboxId}/resume)`);
+    }
+    await resumeSandbox(ctx, sandboxId);
+  }
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const target = agentTargetOf(row);
+    if (target && row.desiredState === 'RUNNING') return target;
+    if (row.desiredState === 'DELETED') throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
+    if (row.status === 'ERROR' || row.status === 'MISSING') {
+      throw new ConflictError(`Sandbox ${sandboxId} is ${row.status}${row.statusDetail ? `: ${row.statusDetail}` : ''}`);
+    }
+    if (Date.now() >= deadline) {
+      throw new ServiceUnavailableError(
+        `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
+      );
+    }
+    await sleep(options.pollMs ?? 200, options.signal);
+    const [next] = await ctx.db.select().from(sandboxes).where(eq(sandboxes.id, sandboxId));
+    if (!next) throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
+    row = next;
+  }
+}
+
+async function mayResume(ctx: ServiceContext, row: SandboxRow, policy: WaitForAgentServerOptions['resume']): Promise<boolean> {
+  if (policy !== 'if-spec-allows') return policy === 'always';
+  const [spec] = await ctx.db.select({ resumeOnAccess: sandboxSpecs.resumeOnAccess }).from(sandboxSpecs).where(eq(sandboxSpecs.id, row.specId));
+  return spec?.resumeOnAccess ?? false;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+/**
+ * Marks sandboxes as used by traffic through the control plane, for idle auto-pause. Writes at
+ * most once per `intervalMs` per sandbox, so a busy sandbox costs no write per request.
+ */
+export function createActivityRecorder(ctx: ServiceContext, intervalMs = 5_000) {
+  const lastWrite = new Map<string, number>();
+  return async function recordActivity(sandboxId: string): Promise<void> {
+    const now = Date.now();
+    if (now - (lastWrite.get(sandboxId) ?? 0) < intervalMs) return;
+    lastWrite.set(sandboxId, now);
+    await ctx.db.update(sandboxes).set({ lastActiveAt: new Date(now) }).where(eq(sandboxes.id, sandboxId));
+  };
+}

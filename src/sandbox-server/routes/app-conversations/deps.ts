@@ -1,0 +1,15 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { NodeWebSocket } from '@hono/node-ws';
+import type { AppConversationContext } from '../../app-conversations/context.js';
+import type { StartTaskRunner } from '../../app-conversations/start-task-runner.js';
+
+/** What the app-conversation and proxy routes need besides the app. */
+export interface AppConversationRouteDeps {
+  ctx: AppConversationContext;
+  runner: StartTaskRunner;
+  upgradeWebSocket: NodeWebSocket['upgradeWebSocket'];
+  /** Marks a sandbox as used, for idle auto-pause. */
+  recordActivity(sandboxId: string): Promise<void>;
+}
+
+export type AppConversationRouteRegistrar = (app: OpenAPIHono, deps: AppConversationRouteDeps) => void;

@@ -1,0 +1,80 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { EventSearchQuerySchema } from '../../../agent-server/conversations/event-queries.js';
+import { SendMessageRequestSchema } from '../../../agent-server/conversations/requests.js';
+import { findAppConversation } from '../../app-conversations/app-conversations.js';
+import { bridgeWebSocket } from '../../proxy/bridge-websocket.js';
+import { forwardHttp } from '../../proxy/forward-http.js';
+import { waitForAgentServer } from '../../proxy/resolve-target.js';
+import { errorResponses, SuccessSchema } from '../../models/common.js';
+import { parsePath, requireUpgrade } from '../websocket-route.js';
+import { AppConversationIdParamsSchema } from './item.js';
+import type { AppConversationRouteDeps, AppConversationRouteRegistrar } from './deps.js';
+
+/** How long a request through the control plane waits for a resuming or starting sandbox. */
+const ACCESS_TIMEOUT_MS = 120_000;
+
+const EventPageSchema = z.object({ items: z.array(z.record(z.string(), z.unknown())), next_page_id: z.string().nullable() });
+
+const search = createRoute({
+  method: 'get',
+  path: '/api/v1/app-conversations/{id}/events/search',
+  tags: ['App conversations'],
+  summary: "Search the conversation's events (the agent-server's search, passed through)",
+  request: { params: AppConversationIdParamsSchema, query: EventSearchQuerySchema },
+  responses: {
+    200: { description: 'A page of events', content: { 'application/json': { schema: EventPageSchema } } },
+    ...errorResponses(401, 404, 409),
+  },
+});
+
+const send = createRoute({
+  method: 'post',
+  path: '/api/v1/app-conversations/{id}/events',
+  tags: ['App conversations'],
+  summary: 'Send a message to the conversation',
+  request: {
+    params: AppConversationIdParamsSchema,
+    body: { content: { 'application/json': { schema: SendMessageRequestSchema } } },
+  },
+  responses: {
+    200: { description: 'Recorded', content: { 'application/json': { schema: SuccessSchema } } },
+    ...errorResponses(401, 404, 409),
+  },
+});
+
+/** The agent-server of the conversation's sandbox, resumed first when its spec allows. */
+async function conversationTarget(deps: AppConversationRouteDeps, conversationId: string) {
+  const row = await findAppConversation(deps.ctx, conversationId);
+  const target = await waitForAgentServer(deps.ctx, row.sandboxId, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
+  await deps.recordActivity(row.sandboxId);
+  return target;
+}
+
+export const registerAppConversationEventRoutes: AppConversationRouteRegistrar = (app, deps) => {
+  app.openapi(search, async (c) => {
+    const { id } = c.req.valid('param');
+    const target = await conversationTarget(deps, id);
+    return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/search`, new URL(c.req.url).search) as never;
+  });
+
+  app.openapi(send, async (c) => {
+    const { id } = c.req.valid('param');
+    const target = await conversationTarget(deps, id);
+    const body = JSON.stringify(c.req.valid('json'));
+    const request = new Request(c.req.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    return forwardHttp(request, target, `/api/conversations/${id}/events`, '') as never;
+  });
+
+  // The conversation's live events: the agent-server's /sockets/events/{id}, bridged. Query
+  // parameters (resend_all, after_event_id) pass through; the session key is added here.
+  app.get('/api/v1/app-conversations/:id/events/socket', async (c) => {
+    const { id } = parsePath(AppConversationIdParamsSchema, { id: c.req.param('id') });
+    requireUpgrade(c.req.header('upgrade'));
+    const target = await conversationTarget(deps, id);
+    const query = new URL(c.req.url).searchParams;
+    query.delete('session_api_key');
+    query.set('session_api_key', target.sessionApiKey);
+    const upstream = `${target.baseUrl.replace(/^http/, 'ws')}/sockets/events/${id}?${query}`;
+    return deps.upgradeWebSocket(c, bridgeWebSocket(upstream));
+  });
+};

@@ -1,0 +1,70 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError, BadGatewayError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../../http/errors.js';
+import { getAppConversation } from '../../app-conversations/app-conversations.js';
+import { AppConversationSchema, AppConversationStartRequestSchema, AppConversationStartTaskSchema } from '../../app-conversations/models.js';
+import { createStartTask } from '../../app-conversations/start-tasks.js';
+import { toStartTask } from '../../app-conversations/view.js';
+import type { StartTaskRow } from '../../db/schema.js';
+import { errorResponses } from '../../models/common.js';
+import type { AppConversationRouteRegistrar } from './deps.js';
+
+const StartQuerySchema = z.object({
+  /** Our extension: answer with the AppConversation once the task is READY (or fail with its detail). */
+  wait: z
+    .enum(['true', 'false', '1', '0'])
+    .transform((value) => value === 'true' || value === '1')
+    .default(false),
+  /** Seconds `wait=true` holds the request at most. */
+  timeout: z.coerce.number().int().min(1).max(900).default(300),
+});
+
+const route = createRoute({
+  method: 'post',
+  path: '/api/v1/app-conversations',
+  tags: ['App conversations'],
+  summary: 'Start an app conversation',
+  description:
+    'Answers at once with a start task that moves WORKING -> WAITING_FOR_SANDBOX -> STARTING_CONVERSATION -> READY (or ERROR). ' +
+    'With wait=true the request is held until the task ends and answers with the AppConversation.',
+  request: {
+    query: StartQuerySchema,
+    body: { content: { 'application/json': { schema: AppConversationStartRequestSchema } } },
+  },
+  responses: {
+    200: {
+      description: 'The start task, or with wait=true the ready AppConversation',
+      content: { 'application/json': { schema: z.union([AppConversationStartTaskSchema, AppConversationSchema]) } },
+    },
+    ...errorResponses(401, 404, 409),
+    502: { description: 'wait=true: the sandbox or its agent-server failed' },
+    504: { description: 'wait=true: the task did not end within timeout' },
+  },
+});
+
+/** The error `?wait=true` answers for a task that ended in ERROR. */
+function failureError(task: StartTaskRow): ApiError {
+  const detail = `Start task ${task.id} failed: ${task.detail ?? 'unknown error'}`;
+  switch (task.failure) {
+    case 'not_found':
+      return new NotFoundError(detail);
+    case 'conflict':
+      return new ConflictError(detail);
+    case 'timeout':
+      return new ServiceUnavailableError(detail);
+    default:
+      return new BadGatewayError(detail);
+  }
+}
+
+export const registerStartAppConversation: AppConversationRouteRegistrar = (app, { ctx, runner }) => {
+  app.openapi(route, async (c) => {
+    const { wait, timeout } = c.req.valid('query');
+    const task = await createStartTask(ctx, c.req.valid('json'), null);
+    runner.enqueue(task.id);
+    if (!wait) return c.json(toStartTask(task), 200);
+    const ended = await runner.waitFor(task.id, timeout * 1000);
+    if (ended.status === 'READY') return c.json(await getAppConversation(ctx, ended.conversationId), 200);
+    if (ended.status === 'ERROR') throw failureError(ended);
+    throw new ApiError(504, `Start task ${task.id} is still ${ended.status} after ${timeout} s; follow it at /api/v1/app-conversations/start-tasks?ids=${task.id}`);
+  });
+};

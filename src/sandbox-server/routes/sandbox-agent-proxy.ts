@@ -1,0 +1,43 @@
+import { z } from '@hono/zod-openapi';
+import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
+import { forwardHttp } from '../proxy/forward-http.js';
+import { waitForAgentServer } from '../proxy/resolve-target.js';
+import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
+import { parsePath } from './websocket-route.js';
+
+const PROXY_PATH = '/api/v1/sandboxes/{id}/agent/{path}';
+const ACCESS_TIMEOUT_MS = 120_000;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const ProxyParamsSchema = z.object({ id: z.string().min(1).max(128) });
+
+/**
+ * `/api/v1/sandboxes/{id}/agent/{path...}`: any method, query and body go on to that sandbox's
+ * agent-server with its session key, and the answer streams back; WebSocket upgrades are bridged.
+ * A paused sandbox is resumed first when its spec allows it, else 409.
+ */
+export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, deps) => {
+  for (const method of METHODS) {
+    app.openAPIRegistry.registerPath({
+      method,
+      path: PROXY_PATH,
+      tags: ['Sandboxes'],
+      summary: "Forward a request to the sandbox's agent-server",
+      description: 'The session key is added; the answer is streamed back unchanged. WebSocket upgrades are bridged too.',
+      request: { params: ProxyParamsSchema.extend({ path: z.string() }) },
+      responses: { 200: { description: "The agent-server's answer" } },
+    });
+  }
+
+  app.all('/api/v1/sandboxes/:id/agent/*', async (c) => {
+    const { id } = parsePath(ProxyParamsSchema, { id: c.req.param('id') });
+    const target = await waitForAgentServer(deps.ctx, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
+    await deps.recordActivity(id);
+    const url = new URL(c.req.url);
+    const path = url.pathname.slice(url.pathname.indexOf('/agent/') + '/agent'.length);
+    if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
+      url.searchParams.set('session_api_key', target.sessionApiKey);
+      return deps.upgradeWebSocket(c, bridgeWebSocket(`${target.baseUrl.replace(/^http/, 'ws')}${path}?${url.searchParams}`));
+    }
+    return forwardHttp(c.req.raw, target, path, url.search);
+  });
+};

@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+import { ApiError, RequestValidationError, validationItemsFromZod } from '../../http/errors.js';
+
+/** Path parameters of routes outside the OpenAPI router (WebSocket, proxy), validated the same way. */
+export function parsePath<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
+  const result = schema.safeParse(params);
+  if (!result.success) throw new RequestValidationError(validationItemsFromZod(result.error, ['path']));
+  return result.data;
+}
+
+/** A plain GET on a WebSocket route is a client mistake: 426 says what to do instead. */
+export function requireUpgrade(upgradeHeader: string | undefined): void {
+  if (upgradeHeader?.toLowerCase() !== 'websocket') {
+    throw new ApiError(426, 'This route speaks WebSocket: connect with an Upgrade: websocket request');
+  }
+}
