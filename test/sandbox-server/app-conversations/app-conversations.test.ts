@@ -1,0 +1,316 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
+import { appConversationStartTasks, sandboxes } from '../../../src/sandbox-server/db/schema.js';
+import { openTestDatabase, testDrivers } from '../../helpers/database.js';
+import { API_KEY, closeServer, type Harness, openHarness, startBrokenAgentServer } from './harness.js';
+
+const TASK_FIELDS = [
+  'agent_server_url',
+  'app_conversation_id',
+  'created_at',
+  'created_by_user_id',
+  'detail',
+  'id',
+  'request',
+  'sandbox_id',
+  'status',
+  'updated_at',
+];
+const CONVERSATION_FIELDS = [
+  'conversation_url',
+  'created_at',
+  'created_by_user_id',
+  'execution_status',
+  'git_provider',
+  'id',
+  'llm_model',
+  'metrics',
+  'pr_number',
+  'sandbox_id',
+  'sandbox_status',
+  'selected_branch',
+  'selected_repository',
+  'session_api_key',
+  'sub_conversation_ids',
+  'tags',
+  'title',
+  'trigger',
+  'updated_at',
+];
+
+const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
+
+describe.each(testDrivers)('app conversations (%s)', (driver) => {
+  let handle: DatabaseHandle;
+  let h: Harness;
+
+  beforeAll(async () => {
+    handle = await openTestDatabase(driver);
+    h = await openHarness(handle);
+  });
+  afterAll(async () => {
+    await h.close();
+    await handle.close();
+  });
+
+  async function taskUntil(taskId: string, done: (status: string) => boolean) {
+    return vi.waitFor(
+      async () => {
+        const { body } = await h.request('GET', `/api/v1/app-conversations/start-tasks?ids=${taskId}`);
+        expect(done(body[0].status)).toBe(true);
+        return body[0];
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+  }
+
+  async function startReady(body: Record<string, unknown>) {
+    const { status, body: task } = await h.request('POST', '/api/v1/app-conversations', body);
+    expect(status).toBe(200);
+    return taskUntil(task.id, (s) => s === 'READY' || s === 'ERROR');
+  }
+
+  it('starts a sandbox and a conversation, then serves its events through the control plane', async () => {
+    const { status, body: task } = await h.request('POST', '/api/v1/app-conversations', {
+      initial_message: message('Hello from the control plane'),
+      title: 'First',
+      tags: { team: 'infra' },
+      secrets: { GITHUB_TOKEN: 'ghp_secret' },
+    });
+    expect(status).toBe(200);
+    expect(Object.keys(task).sort()).toEqual(TASK_FIELDS);
+    expect(task.status).toBe('WORKING');
+    expect(task.app_conversation_id).toBeNull();
+    expect(JSON.stringify(task)).not.toContain('ghp_secret');
+
+    const ready = await taskUntil(task.id, (s) => s === 'READY' || s === 'ERROR');
+    expect(ready).toMatchObject({ status: 'READY', detail: null, agent_server_url: `http://127.0.0.1:${h.agentPort}` });
+    expect(ready.sandbox_id).toEqual(expect.any(String));
+    const [row] = await handle.db.select().from(appConversationStartTasks).where(eq(appConversationStartTasks.id, task.id));
+    expect(row?.secrets).toEqual({});
+
+    const conversation = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`)).body;
+    expect(Object.keys(conversation).sort()).toEqual(CONVERSATION_FIELDS);
+    expect(conversation).toMatchObject({
+      id: ready.app_conversation_id,
+      sandbox_id: ready.sandbox_id,
+      title: 'First',
+      tags: { team: 'infra' },
+      llm_model: 'test-model',
+      sandbox_status: 'RUNNING',
+      execution_status: 'idle',
+      conversation_url: `http://127.0.0.1:${h.agentPort}/api/conversations/${ready.app_conversation_id}`,
+    });
+    const [sandbox] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, ready.sandbox_id));
+    expect(conversation.session_api_key).toBe(sandbox?.sessionApiKey);
+
+    // The agent-server got the LLM settings, but they are never shown back.
+    const info = await h.agent.conversations.get(ready.app_conversation_id);
+    expect(JSON.stringify(info)).not.toContain('sk-never-shown');
+    expect(JSON.stringify(conversation)).not.toContain('sk-never-shown');
+
+    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search?kind=MessageEvent`);
+    expect(search.status).toBe(200);
+    expect(search.body.items).toHaveLength(1);
+    expect(search.body.items[0]).toMatchObject({ kind: 'MessageEvent', source: 'user', llm_message: message('Hello from the control plane') });
+
+    const proxied = await h.request(
+      'GET',
+      `/api/v1/sandboxes/${ready.sandbox_id}/agent/api/conversations/${ready.app_conversation_id}/events/search?body=CONTROL%20plane`,
+    );
+    expect(proxied.status).toBe(200);
+    expect(proxied.body.items.map((e: { id: string }) => e.id)).toEqual([search.body.items[0].id]);
+  });
+
+  it('passes the spec 4.1 validation of event search through', async () => {
+    const ready = await startReady({});
+    const { status, body } = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search?limit=101`);
+    expect(status).toBe(422);
+    expect(body.detail[0].loc).toEqual(['query', 'limit']);
+  });
+
+  it('answers with the AppConversation when asked to wait, and starts a second conversation in the same sandbox', async () => {
+    const first = await h.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('one') });
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(CONVERSATION_FIELDS);
+    expect(first.body.sandbox_status).toBe('RUNNING');
+
+    const second = await h.request('POST', '/api/v1/app-conversations?wait=true', {
+      sandbox_id: first.body.sandbox_id,
+      initial_message: message('two'),
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.sandbox_id).toBe(first.body.sandbox_id);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+
+  it('streams live events over the proxied WebSocket and takes messages sent through the control plane', async () => {
+    const ready = await startReady({ initial_message: message('history') });
+    const id = ready.app_conversation_id;
+    const ws = new WebSocket(`${h.url.replace('http', 'ws')}/api/v1/app-conversations/${id}/events/socket?resend_all=true`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    const frames: any[] = [];
+    ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
+    await vi.waitFor(() => expect(frames).toHaveLength(2), { timeout: 10_000 });
+    expect(frames[0]).toMatchObject({ kind: 'ConversationStateUpdateEvent', key: 'full_state' });
+    expect(frames[1]).toMatchObject({ kind: 'MessageEvent', llm_message: message('history') });
+
+    const sent = await h.request('POST', `/api/v1/app-conversations/${id}/events`, message('live'));
+    expect(sent).toEqual({ status: 200, body: { success: true } });
+    await vi.waitFor(() => expect(frames).toHaveLength(3), { timeout: 10_000 });
+    expect(frames[2]).toMatchObject({ kind: 'MessageEvent', source: 'user', llm_message: message('live') });
+    ws.close();
+  });
+
+  it('refuses a WebSocket without the API key', async () => {
+    const ready = await startReady({});
+    const ws = new WebSocket(`${h.url.replace('http', 'ws')}/api/v1/app-conversations/${ready.app_conversation_id}/events/socket`);
+    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(401);
+  });
+
+  it('resumes a paused sandbox when one of its conversations is accessed', async () => {
+    const ready = await startReady({ initial_message: message('resume me') });
+    expect((await h.request('POST', `/api/v1/sandboxes/${ready.sandbox_id}/pause`, {})).status).toBe(200);
+    await vi.waitFor(
+      async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${ready.sandbox_id}`)).body[0].status).toBe('PAUSED'),
+      { timeout: 10_000, interval: 50 },
+    );
+    const paused = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`)).body;
+    expect(paused).toMatchObject({ sandbox_status: 'PAUSED', execution_status: null, conversation_url: null, session_api_key: null });
+
+    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search`);
+    expect(search.status).toBe(200);
+    expect(search.body.items).toHaveLength(1);
+    expect((await h.request('GET', `/api/v1/sandboxes?id=${ready.sandbox_id}`)).body[0].status).toBe('RUNNING');
+  });
+
+  it('does not resume a paused sandbox through the proxy when its spec says so (409)', async () => {
+    const spec = await h.request('POST', '/api/v1/sandbox-specs', { id: `no-resume-${driver}`, image: 'img:1', resume_on_access: false });
+    expect(spec.status).toBe(201);
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: `no-resume-${driver}` })).body;
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`)).body[0].status).toBe('RUNNING'), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    await h.request('POST', `/api/v1/sandboxes/${sandbox.id}/pause`, {});
+    const proxied = await h.request('GET', `/api/v1/sandboxes/${sandbox.id}/agent/api/conversations/count`);
+    expect(proxied.status).toBe(409);
+    expect(proxied.body.detail).toMatch(/is paused; resume it first/);
+  });
+
+  it('ends in ERROR with a detail for an unknown sandbox, a deleted sandbox and a failing agent-server', async () => {
+    const unknown = await startReady({ sandbox_id: 'no-such-sandbox' });
+    expect(unknown).toMatchObject({ status: 'ERROR', detail: 'Sandbox not found' });
+    const unknownWait = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: 'no-such-sandbox' });
+    expect(unknownWait.status).toBe(404);
+    expect(unknownWait.body.detail).toMatch(/^Start task .* failed: Sandbox not found$/);
+
+    const doomed = (await h.request('POST', '/api/v1/sandboxes')).body;
+    await h.request('DELETE', `/api/v1/sandboxes/${doomed.id}`);
+    const deleted = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: doomed.id });
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.detail).toMatch(/has been deleted/);
+
+    const broken = await startBrokenAgentServer();
+    try {
+      const sandbox = (await h.request('POST', '/api/v1/sandboxes')).body;
+      h.routes.set(sandbox.id, broken.port);
+      const failed = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: sandbox.id });
+      expect(failed.status).toBe(502);
+      expect(failed.body.detail).toMatch(/Agent server answered 500 to POST \/api\/conversations: .*disk full/);
+    } finally {
+      await closeServer(broken.server);
+    }
+  });
+
+  it('finishes a task that was WAITING_FOR_SANDBOX when the control plane restarted', async () => {
+    const release = h.fake.holdCreates();
+    const { body: task } = await h.request('POST', '/api/v1/app-conversations', { initial_message: message('survive a restart') });
+    await taskUntil(task.id, (s) => s === 'WAITING_FOR_SANDBOX');
+    // The sandbox comes up while no control plane is working on the task.
+    await h.restartControlPlane({ afterTasksStopped: release });
+    const ready = await taskUntil(task.id, (s) => s === 'READY' || s === 'ERROR');
+    expect(ready.status).toBe('READY');
+    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search`);
+    expect(search.body.items.map((e: any) => e.llm_message.content[0].text)).toEqual(['survive a restart']);
+    expect(h.fake.calls.filter((c) => c.verb === 'create' && c.target === ready.sandbox_id)).toHaveLength(1);
+  });
+
+  it('searches, counts, pages, patches and deletes app conversations', async () => {
+    const titles = ['alpha report', 'beta report', 'gamma notes'];
+    const ids: string[] = [];
+    for (const title of titles) ids.push((await h.request('POST', '/api/v1/app-conversations?wait=true', { title })).body.id);
+
+    const reports = await h.request('GET', '/api/v1/app-conversations/search?title__contains=REPORT&sort_order=TITLE');
+    expect(reports.body.items.map((c: any) => c.title)).toEqual(['alpha report', 'beta report']);
+    expect((await h.request('GET', '/api/v1/app-conversations/count?title__contains=report')).body).toBe(2);
+
+    const seen: string[] = [];
+    let page: string | null = null;
+    do {
+      const query: string = `/api/v1/app-conversations/search?limit=2&sort_order=CREATED_AT${page ? `&page_id=${page}` : ''}`;
+      const { body } = await h.request('GET', query);
+      seen.push(...body.items.map((c: any) => c.id));
+      page = body.next_page_id;
+    } while (page);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe((await h.request('GET', '/api/v1/app-conversations/count')).body);
+    expect(seen.slice(-3)).toEqual(ids);
+
+    const patched = await h.request('PATCH', `/api/v1/app-conversations/${ids[2]}`, { title: 'renamed', tags: { kind: 'notes' } });
+    expect(patched.body).toMatchObject({ title: 'renamed', tags: { kind: 'notes' } });
+
+    const batch = await h.request('GET', `/api/v1/app-conversations?ids=${ids[0]}&ids=00000000-0000-4000-8000-000000000000`);
+    expect(batch.body.map((c: any) => c?.id ?? null)).toEqual([ids[0], null]);
+
+    expect((await h.request('DELETE', `/api/v1/app-conversations/${ids[2]}`)).body).toEqual({ success: true });
+    expect(await h.request('GET', `/api/v1/app-conversations/${ids[2]}`)).toEqual({ status: 404, body: { detail: 'App conversation not found' } });
+    expect(await h.request('DELETE', `/api/v1/app-conversations/${ids[2]}`)).toEqual({ status: 404, body: { detail: 'App conversation not found' } });
+    const tasks = await h.request('GET', '/api/v1/app-conversations/start-tasks/search?status=READY&limit=1');
+    expect(tasks.body.items).toHaveLength(1);
+    expect(tasks.body.next_page_id).toEqual(expect.any(String));
+  });
+
+  it('answers bad input with 4xx bodies', async () => {
+    expect(await h.request('POST', '/api/v1/app-conversations', { conversation_id: 'not-a-uuid' })).toMatchObject({
+      status: 422,
+      body: { detail: [{ loc: ['body', 'conversation_id'], type: 'uuid_parsing' }] },
+    });
+    expect((await h.request('GET', '/api/v1/app-conversations/not-a-uuid')).body.detail[0].loc).toEqual(['path', 'id']);
+    expect((await h.request('GET', '/api/v1/app-conversations/search?limit=0')).status).toBe(422);
+    expect((await h.request('GET', '/api/v1/app-conversations/search?created_at__gte=yesterday')).status).toBe(422);
+    expect((await h.request('GET', '/api/v1/app-conversations/search?page_id=nope')).body).toEqual({
+      detail: [{ loc: ['query', 'page_id'], msg: 'Unknown page_id', type: 'value_error' }],
+    });
+    const many = Array.from({ length: 101 }, (_, i) => `ids=${i}`).join('&');
+    expect((await h.request('GET', `/api/v1/app-conversations?${many}`)).status).toBe(400);
+    expect((await h.request('GET', `/api/v1/app-conversations/start-tasks?${many}`)).status).toBe(400);
+    expect(await h.request('GET', '/api/v1/sandboxes/nope/agent/alive')).toEqual({ status: 404, body: { detail: 'Sandbox not found' } });
+    const plain = await h.request('GET', `/api/v1/app-conversations/00000000-0000-4000-8000-000000000000/events/socket`);
+    expect(plain).toEqual({ status: 426, body: { detail: 'This route speaks WebSocket: connect with an Upgrade: websocket request' } });
+    const unauthenticated = await fetch(`${h.url}/api/v1/app-conversations/search`);
+    expect(unauthenticated.status).toBe(401);
+  });
+});
+
+describe('app conversations without a server-wide model', () => {
+  it('refuses a start without llm_model (422) and accepts one that names it', async () => {
+    const handle = await openTestDatabase('pglite');
+    const h = await openHarness(handle, { llmModel: null });
+    try {
+      expect(await h.request('POST', '/api/v1/app-conversations', {})).toMatchObject({
+        status: 422,
+        body: { detail: [{ loc: ['body', 'llm_model'], type: 'missing' }] },
+      });
+      const ok = await h.request('POST', '/api/v1/app-conversations?wait=true', { llm_model: 'openai/gpt-4o' });
+      expect(ok.body).toMatchObject({ llm_model: 'openai/gpt-4o', sandbox_status: 'RUNNING' });
+    } finally {
+      await h.close();
+      await handle.close();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
+import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
+import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
+import { Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
+import { createFakeRuntime, type FakeRuntime } from '../../../src/sandbox-server/runtime/index.js';
+import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';
+import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+
+export const API_KEY = 'app-conversations-key-0123456789';
+export const IMAGE = 'sandbox-server/agent-server:test';
+
+export function listen(fetch: (request: Request) => Response | Promise<Response>, inject?: (server: ServerType) => void) {
+  return new Promise<{ server: ServerType; port: number }>((resolve) => {
+    const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () =>
+      resolve({ server, port: (server.address() as AddressInfo).port }),
+    );
+    inject?.(server);
+  });
+}
+
+export function closeServer(server: ServerType): Promise<void> {
+  return new Promise((resolve) => {
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+/**
+ * The fake runtime, except that every sandbox's AGENT_SERVER port leads to a real agent-server on
+ * this machine (`portFor` decides which), so the control plane talks real HTTP and WebSocket.
+ */
+export function withAgentServerPorts(fake: FakeRuntime, portFor: (sandboxId: string) => number): SandboxRuntime {
+  const rewrite = (observation: ContainerObservation): ContainerObservation =>
+    observation.hostPorts.AGENT_SERVER === undefined
+      ? observation
+      : { ...observation, hostPorts: { ...observation.hostPorts, AGENT_SERVER: portFor(observation.sandboxId) } };
+  return {
+    ...fake,
+    create: async (request) => rewrite(await fake.create(request)),
+    list: async () => (await fake.list()).map(rewrite),
+    inspect: async (id) => {
+      const observation = await fake.inspect(id);
+      return observation && rewrite(observation);
+    },
+  };
+}
+
+/** A control plane over a fake runtime whose sandboxes all run one real agent-server. */
+export interface Harness {
+  url: string;
+  fake: FakeRuntime;
+  agent: AgentServer;
+  agentPort: number;
+  /** Sandboxes routed to another port (e.g. a broken agent-server). */
+  routes: Map<string, number>;
+  sandboxServer: SandboxServerApp;
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /**
+   * Stops the control plane's HTTP server, start tasks and reconciler, and starts new ones over the
+   * same database. `afterTasksStopped` runs once no start task is being worked on any more.
+   */
+  restartControlPlane(options?: { afterTasksStopped?: () => void }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openHarness(
+  handle: DatabaseHandle,
+  options: { llmModel?: string | null; sandboxStartTimeoutMs?: number } = {},
+): Promise<Harness> {
+  await ensureDefaultSandboxSpec(handle.db, IMAGE);
+  const dataDir = await makeTempDir('app-conv-agent-');
+  const agent = await createAgentServerApp({ dataDir, sessionKeys: [] });
+  const agentListening = await listen(agent.app.fetch, agent.injectWebSocket);
+  const routes = new Map<string, number>();
+  const fake = createFakeRuntime();
+  const runtime = withAgentServerPorts(fake, (sandboxId) => routes.get(sandboxId) ?? agentListening.port);
+
+  let reconciler: Reconciler;
+  let sandboxServer: SandboxServerApp;
+  let server: ServerType;
+  let url = '';
+
+  async function startControlPlane() {
+    reconciler = new Reconciler({ db: handle.db, runtime, instanceId: 'app-conversations-test', intervalMs: 200 });
+    sandboxServer = createSandboxServerApp({
+      db: handle.db,
+      reconciler,
+      apiKeys: [API_KEY],
+      maxRunningSandboxes: 50,
+      appConversations: {
+        llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
+        sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
+      },
+    });
+    const listening = await listen(sandboxServer.app.fetch, sandboxServer.injectWebSocket);
+    server = listening.server;
+    url = `http://127.0.0.1:${listening.port}`;
+    await reconciler.start();
+    await sandboxServer.startTasks.start();
+  }
+
+  async function stopControlPlane(afterTasksStopped?: () => void) {
+    await closeServer(server);
+    await sandboxServer.startTasks.stop();
+    afterTasksStopped?.();
+    await reconciler.stop();
+  }
+
+  await startControlPlane();
+
+  const harness: Harness = {
+    get url() {
+      return url;
+    },
+    fake,
+    agent,
+    agentPort: agentListening.port,
+    routes,
+    get sandboxServer() {
+      return sandboxServer;
+    },
+    async request(method, path, body) {
+      const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    async restartControlPlane(restartOptions = {}) {
+      await stopControlPlane(restartOptions.afterTasksStopped);
+      await startControlPlane();
+    },
+    async close() {
+      await stopControlPlane();
+      await closeServer(agentListening.server);
+      await agent.close();
+      await removeDir(dataDir);
+    },
+  };
+  return harness;
+}
+
+/** An agent-server that is alive but fails every API call, like one whose disk is gone. */
+export async function startBrokenAgentServer() {
+  const app = new Hono();
+  app.get('/alive', (c) => c.json({ status: 'ok' }));
+  app.all('*', (c) => c.json({ detail: 'disk full' }, 500));
+  return listen(app.fetch);
+}
