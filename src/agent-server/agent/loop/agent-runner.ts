@@ -1,0 +1,488 @@
+/**
+ * The agent loop of one conversation: ask the LLM, record what it wants as events, run the tools,
+ * record what they report, and again, until the agent finishes, waits for the user, is paused, or
+ * fails. Every decision is recorded in the conversation's event log before it is acted on, and the
+ * loop reads its state back from that log, so a runner created after a restart carries on where
+ * the last one stopped.
+ *
+ * Invariants:
+ * - One loop at a time per runner; `run()` while it runs returns the running loop's promise.
+ * - Each step is one of: run the pending actions, condense the view, or ask the LLM. The events of
+ *   one LLM response (its completion log, actions and errors) are appended as one batch.
+ * - Pause takes effect at a safe point: before a step, between two tools, or by abandoning an LLM
+ *   call in flight (nothing of it was recorded; it is asked again on resume). A running tool is
+ *   not interrupted: its result is recorded first.
+ * - `run()` never rejects: a failure is recorded as a ConversationErrorEvent and status `error`.
+ * - After `close()` nothing more is appended: the log may be closing too.
+ */
+import {
+  AgentErrorEventSchema,
+  CondensationSchema,
+  ConversationErrorEventSchema,
+  ConversationStateUpdateEventSchema,
+  MessageEventSchema,
+  ObservationEventSchema,
+  PauseEventSchema,
+  SystemPromptEventSchema,
+  UserRejectObservationSchema,
+  type Action,
+  type ActionEvent,
+  type AgentErrorEvent,
+  type Event,
+  type JsonValue,
+  type ObservationEvent,
+} from '../../../events/index.js';
+import { logger, type Logger } from '../../../logger.js';
+import type { EventLog } from '../../store/index.js';
+import { LlmError, type ChatTool, type LlmClient, type LlmResponse } from '../llm/index.js';
+import { closeTools, type AnyTool, type ToolAction } from '../tools/index.js';
+import { completionLogEvent, type CompletionRequest } from './completion-log.js';
+import { planCondensation, summaryPrompt, validateCondenserOptions, type CondensationPlan, type CondenserOptions } from './condensation.js';
+import { needsConfirmation, normalizeConfirmationPolicy, type ConfirmationPolicy } from './confirmation-policy.js';
+import { buildView, viewMessages } from './llm-view.js';
+import {
+  EXECUTION_STATUS_KEY,
+  hasUserMessageSinceStatusChange,
+  iterationsOfCurrentRun,
+  pendingActions,
+  recordedStatus,
+  type ExecutionStatus,
+} from './run-state.js';
+import { DEFAULT_SYSTEM_PROMPT } from './system-prompt.js';
+import { chatTools, eventsFromToolCalls } from './tool-calls.js';
+
+export interface AgentRunnerOptions {
+  /** For logs. */
+  conversationId: string;
+  log: EventLog<Event>;
+  llm: LlmClient;
+  /** Owned by the runner from now on: `close()` closes them. */
+  tools: AnyTool[];
+  /** LLM steps (responses and condensations) one run may take before it stops with an error. */
+  maxIterations: number;
+  confirmationPolicy: ConfirmationPolicy;
+  /** Recorded in the SystemPromptEvent at the first run; DEFAULT_SYSTEM_PROMPT when absent. */
+  systemPrompt?: string;
+  /** Record an LLMCompletionLogEvent for every LLM call. */
+  logCompletions?: boolean;
+  condenser?: CondenserOptions | null;
+  /** Called after a state change is durable (keys `execution_status`, `confirmation_policy`). */
+  onStateChange?: (key: string, value: JsonValue) => void;
+}
+
+export interface ConfirmationResponse {
+  accept: boolean;
+  /** Recorded as the rejection reason; OpenHands' default when absent. */
+  reason?: string;
+}
+
+export interface AgentRunner {
+  readonly executionStatus: ExecutionStatus;
+  readonly confirmationPolicy: ConfirmationPolicy;
+  /**
+   * Runs the loop until it stops: finished, waiting for confirmation, paused, or error. Pending
+   * actions run first (for actions waiting for confirmation, that is the user's approval). When
+   * the agent has finished and no user wrote since, there is nothing to do. Never rejects.
+   */
+  run(): Promise<void>;
+  /**
+   * Stops a running loop at its next safe point and resolves once it has stopped, with a
+   * PauseEvent and status `paused`. An idle conversation is paused at once; in any other state
+   * this does nothing (as in OpenHands).
+   */
+  pause(): Promise<void>;
+  /**
+   * Accept: the same as `run()`. Reject: every pending action gets a UserRejectObservation and a
+   * conversation waiting for confirmation becomes `idle`, as in OpenHands; the next `run()` shows
+   * the model the rejection. A reject while the loop runs does nothing.
+   */
+  respondToConfirmation(response: ConfirmationResponse): Promise<void>;
+  /** Takes effect from the next LLM response on; recorded as a `confirmation_policy` update. */
+  setConfirmationPolicy(policy: ConfirmationPolicy): Promise<void>;
+  /** Stops the loop (a running tool is interrupted, its result dropped) and closes the tools. */
+  close(): Promise<void>;
+}
+
+/** Reads the conversation's state back from its log, then returns the runner. */
+export async function createAgentRunner(options: AgentRunnerOptions): Promise<AgentRunner> {
+  if (!Number.isInteger(options.maxIterations) || options.maxIterations < 1) {
+    throw new RangeError('maxIterations must be an integer >= 1');
+  }
+  if (options.condenser) validateCondenserOptions(options.condenser);
+  const runner = new Runner(options);
+  await runner.load();
+  return runner;
+}
+
+type StepOutcome = 'continue' | 'finished' | 'waiting_for_confirmation';
+
+/** What the model is told when it answered neither with a tool call nor with text. */
+const EMPTY_RESPONSE_NUDGE =
+  'Your last response contained neither a tool call nor a message. Use a tool to go on with the task, or answer the user.';
+
+class Runner implements AgentRunner {
+  private readonly eventLog: EventLog<Event>;
+  private readonly llm: LlmClient;
+  private readonly tools: AnyTool[];
+  private readonly toolsByName: ReadonlyMap<string, AnyTool>;
+  private readonly offeredTools: ChatTool[];
+  private readonly maxIterations: number;
+  private readonly systemPrompt: string;
+  private readonly logCompletions: boolean;
+  private readonly condenser: CondenserOptions | null;
+  private readonly onStateChange: ((key: string, value: JsonValue) => void) | undefined;
+  private readonly logger: Logger;
+
+  private policy: ConfirmationPolicy;
+  private status: ExecutionStatus = 'idle';
+  /** The events the loop works from (the kinds it reads; bulky logs and tokens are left out), in log order. */
+  private readonly history: Event[] = [];
+  private synced = 0;
+  private syncing: Promise<void> = Promise.resolve();
+
+  private active: Promise<void> | null = null;
+  private pauseRequested = false;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private readonly stopTools = new AbortController();
+  private llmCall: AbortController | null = null;
+
+  constructor(options: AgentRunnerOptions) {
+    this.eventLog = options.log;
+    this.llm = options.llm;
+    this.tools = options.tools;
+    this.toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
+    this.offeredTools = chatTools(options.tools);
+    this.maxIterations = options.maxIterations;
+    this.systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    this.logCompletions = options.logCompletions ?? false;
+    this.condenser = options.condenser ?? null;
+    this.onStateChange = options.onStateChange;
+    this.policy = normalizeConfirmationPolicy(options.confirmationPolicy);
+    this.logger = logger.child({ component: 'agent-loop', conversationId: options.conversationId });
+  }
+
+  async load(): Promise<void> {
+    await this.sync();
+    this.status = recordedStatus(this.history);
+  }
+
+  get executionStatus(): ExecutionStatus {
+    return this.status;
+  }
+
+  get confirmationPolicy(): ConfirmationPolicy {
+    return this.policy;
+  }
+
+  run(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.active ??= this.loop().finally(() => {
+      this.active = null;
+      this.pauseRequested = false;
+    });
+    return this.active;
+  }
+
+  async pause(): Promise<void> {
+    if (this.active) {
+      this.pauseRequested = true;
+      this.llmCall?.abort();
+      await this.active;
+    } else if (!this.closed && (this.status === 'idle' || this.status === 'running')) {
+      await this.setStatus('paused', [PauseEventSchema.parse({ kind: 'PauseEvent' })]);
+    }
+  }
+
+  async respondToConfirmation({ accept, reason }: ConfirmationResponse): Promise<void> {
+    if (accept) return this.run();
+    if (this.active || this.closed) return;
+    await this.sync();
+    const rejections = pendingActions(this.history).map((action) =>
+      UserRejectObservationSchema.parse({
+        kind: 'UserRejectObservation',
+        tool_name: action.tool_name,
+        tool_call_id: action.tool_call_id,
+        action_id: action.id,
+        rejection_source: 'user',
+        ...(reason ? { rejection_reason: reason } : {}),
+      }),
+    );
+    if (this.status === 'waiting_for_confirmation') await this.setStatus('idle', rejections);
+    else await this.record(rejections);
+  }
+
+  async setConfirmationPolicy(policy: ConfirmationPolicy): Promise<void> {
+    this.policy = normalizeConfirmationPolicy(policy);
+    const value: JsonValue = { ...this.policy };
+    await this.record([ConversationStateUpdateEventSchema.parse({ kind: 'ConversationStateUpdateEvent', key: 'confirmation_policy', value })]);
+    this.notify('confirmation_policy', value);
+  }
+
+  close(): Promise<void> {
+    if (this.closing === null) {
+      this.closed = true;
+      this.stopTools.abort();
+      this.llmCall?.abort();
+      this.closing = (async () => {
+        await this.active;
+        await closeTools(this.tools);
+      })();
+    }
+    return this.closing;
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      await this.sync();
+      if (this.status === 'finished' && !hasUserMessageSinceStatusChange(this.history)) return;
+      if (!this.history.some((event) => event.kind === 'SystemPromptEvent')) {
+        await this.record([
+          SystemPromptEventSchema.parse({
+            kind: 'SystemPromptEvent',
+            system_prompt: { text: this.systemPrompt },
+            tools: this.tools.map((tool) => tool.definition),
+          }),
+        ]);
+      }
+      // A `running` read back from the log is a run cut short by a restart: it goes on, and its
+      // iterations keep counting.
+      if (this.status !== 'running') await this.setStatus('running');
+      while (!this.closed) {
+        if (this.pauseRequested) {
+          await this.setStatus('paused', [PauseEventSchema.parse({ kind: 'PauseEvent' })]);
+          return;
+        }
+        await this.sync();
+        if (iterationsOfCurrentRun(this.history) >= this.maxIterations) {
+          await this.setStatus('error', [
+            ConversationErrorEventSchema.parse({
+              kind: 'ConversationErrorEvent',
+              source: 'environment',
+              code: 'MaxIterationsReached',
+              detail: `Agent reached maximum iterations limit (${this.maxIterations}).`,
+            }),
+          ]);
+          return;
+        }
+        const outcome = await this.step();
+        if (this.closed) return;
+        if (outcome !== 'continue') {
+          await this.setStatus(outcome);
+          return;
+        }
+      }
+    } catch (error) {
+      if (!this.closed) await this.fail(error);
+    }
+  }
+
+  private async step(): Promise<StepOutcome> {
+    const pending = pendingActions(this.history);
+    const [firstPending] = pending;
+    if (firstPending) return this.execute(pending, this.history.indexOf(firstPending));
+
+    const seen = this.history.length;
+    const view = buildView(this.history);
+    const plan = this.condenser && planCondensation(view, this.condenser);
+    if (plan) return this.condense(plan);
+
+    const request: CompletionRequest = { messages: viewMessages(view), tools: this.offeredTools };
+    const response = await this.complete(request);
+    if (response === null) return 'continue';
+
+    if (response.tool_calls.length > 0) {
+      const { events, actions } = eventsFromToolCalls(response, this.toolsByName);
+      await this.record([...this.completionLog(request, response), ...events]);
+      if (needsConfirmation(this.policy, actions)) return 'waiting_for_confirmation';
+      return this.execute(actions, seen);
+    }
+
+    // A text answer ends the run (OpenHands: FINISHED, the agent awaits the user). An empty one
+    // does not: the model is told to go on.
+    const text = response.content ?? '';
+    const message = MessageEventSchema.parse({
+      kind: 'MessageEvent',
+      source: 'agent',
+      llm_message: {
+        role: 'assistant',
+        content: text === '' ? [] : [{ type: 'text', text }],
+        reasoning_content: response.reasoning_content,
+        thinking_blocks: response.thinking_blocks,
+      },
+      llm_response_id: response.id,
+    });
+    if (text.trim() !== '') {
+      await this.record([...this.completionLog(request, response), message]);
+      return this.finishedUnlessUserWrote(seen);
+    }
+    const nudge = MessageEventSchema.parse({
+      kind: 'MessageEvent',
+      source: 'environment',
+      llm_message: { role: 'user', content: [{ type: 'text', text: EMPTY_RESPONSE_NUDGE }] },
+    });
+    await this.record([...this.completionLog(request, response), message, nudge]);
+    return 'continue';
+  }
+
+  /**
+   * Runs actions in order, recording each result before the next one starts. `seen` is the end of
+   * the history the LLM saw when it chose them.
+   */
+  private async execute(actions: readonly ActionEvent[], seen: number): Promise<StepOutcome> {
+    let finished = false;
+    for (const action of actions) {
+      if (this.pauseRequested || this.closed) return 'continue';
+      const result = await this.runTool(action);
+      if (this.closed) return 'continue';
+      await this.record([result]);
+      finished ||= action.action?.kind === 'FinishAction' && result.kind === 'ObservationEvent';
+    }
+    return finished ? this.finishedUnlessUserWrote(seen) : 'continue';
+  }
+
+  /**
+   * The agent is done, unless a user wrote while it was working on what the LLM saw up to `seen`:
+   * then the run goes on so that the message gets its answer (as OpenHands' loop does).
+   */
+  private async finishedUnlessUserWrote(seen: number): Promise<StepOutcome> {
+    await this.sync();
+    const wrote = this.history.slice(seen).some((event) => event.kind === 'MessageEvent' && event.source === 'user');
+    return wrote ? 'continue' : 'finished';
+  }
+
+  /** The tool's observation; an AgentErrorEvent when the tool is gone or throws. */
+  private async runTool(event: ActionEvent): Promise<ObservationEvent | AgentErrorEvent> {
+    const tool = this.toolsByName.get(event.tool_name);
+    const fail = (error: string) =>
+      AgentErrorEventSchema.parse({ kind: 'AgentErrorEvent', tool_name: event.tool_name, tool_call_id: event.tool_call_id, error });
+    if (tool === undefined || event.action === null || !isActionOf(tool, event.action)) {
+      return fail(`Tool "${event.tool_name}" is not available to run this action.`);
+    }
+    try {
+      const observation = await tool.execute(event.action, { signal: this.stopTools.signal });
+      return ObservationEventSchema.parse({
+        kind: 'ObservationEvent',
+        tool_name: tool.name,
+        tool_call_id: event.tool_call_id,
+        observation,
+        action_id: event.id,
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, tool: tool.name }, 'a tool failed');
+      return fail(`Error executing tool "${tool.name}": ${messageOf(error)}`);
+    }
+  }
+
+  private async condense(plan: CondensationPlan): Promise<StepOutcome> {
+    const request: CompletionRequest = { messages: [{ role: 'user', content: summaryPrompt(plan) }] };
+    const response = await this.complete(request);
+    if (response === null) return 'continue';
+    await this.record([
+      ...this.completionLog(request, response),
+      CondensationSchema.parse({
+        kind: 'Condensation',
+        forgotten_event_ids: plan.forgottenEventIds,
+        summary: response.content,
+        summary_offset: plan.summaryOffset,
+        llm_response_id: response.id,
+      }),
+    ]);
+    return 'continue';
+  }
+
+  /** The LLM's answer, or null when a pause or close abandoned the call. */
+  private async complete(request: CompletionRequest): Promise<LlmResponse | null> {
+    if (this.pauseRequested || this.closed) return null;
+    const call = new AbortController();
+    this.llmCall = call;
+    try {
+      return await this.llm.complete({ ...request, signal: AbortSignal.any([call.signal, this.stopTools.signal]) });
+    } catch (error) {
+      if (call.signal.aborted || this.closed) return null;
+      throw error;
+    } finally {
+      this.llmCall = null;
+    }
+  }
+
+  private completionLog(request: CompletionRequest, response: LlmResponse): Event[] {
+    return this.logCompletions ? [completionLogEvent(request, response, new Date())] : [];
+  }
+
+  /** An unexpected failure: recorded for clients, never thrown at the caller of `run()`. */
+  private async fail(error: unknown): Promise<void> {
+    const code = error instanceof LlmError ? error.code : error instanceof Error ? error.name : 'Error';
+    // LlmError details carry no api key: the client cuts it out.
+    const detail = error instanceof LlmError ? error.detail : messageOf(error);
+    this.logger.warn({ err: error, code }, 'the agent loop stopped on an error');
+    try {
+      await this.setStatus('error', [
+        ConversationErrorEventSchema.parse({ kind: 'ConversationErrorEvent', source: 'environment', code, detail }),
+      ]);
+    } catch (recordError) {
+      this.logger.error({ err: recordError }, 'recording the error of the agent loop failed');
+      this.status = 'error';
+      this.notify(EXECUTION_STATUS_KEY, 'error');
+    }
+  }
+
+  /** Appends the events and, when the status changes, its state update, in one batch. */
+  private async setStatus(status: ExecutionStatus, events: Event[] = []): Promise<void> {
+    if (status === this.status) {
+      await this.record(events);
+      return;
+    }
+    const update = ConversationStateUpdateEventSchema.parse({ kind: 'ConversationStateUpdateEvent', key: EXECUTION_STATUS_KEY, value: status });
+    await this.record([...events, update]);
+    this.status = status;
+    this.notify(EXECUTION_STATUS_KEY, status);
+  }
+
+  private async record(events: readonly Event[]): Promise<void> {
+    if (events.length > 0) await this.eventLog.append(events);
+  }
+
+  private notify(key: string, value: JsonValue): void {
+    try {
+      this.onStateChange?.(key, value);
+    } catch (error) {
+      this.logger.warn({ err: error, key }, 'a state change listener failed');
+    }
+  }
+
+  /** Brings `history` up to the log's end: the loop's own events and those others appended (user messages). */
+  private sync(): Promise<void> {
+    const next = this.syncing.then(async () => {
+      const size = this.eventLog.size;
+      if (size <= this.synced) return;
+      const events = await this.eventLog.readRange(this.synced, size);
+      this.synced = size;
+      for (const event of events) if (isLoopEvent(event)) this.history.push(event);
+    });
+    this.syncing = next.catch(() => undefined);
+    return next;
+  }
+}
+
+const LOOP_KINDS: ReadonlySet<string> = new Set([
+  'SystemPromptEvent',
+  'MessageEvent',
+  'ActionEvent',
+  'ObservationEvent',
+  'AgentErrorEvent',
+  'UserRejectObservation',
+  'Condensation',
+]);
+
+function isLoopEvent(event: Event): boolean {
+  return LOOP_KINDS.has(event.kind) || (event.kind === 'ConversationStateUpdateEvent' && event.key === EXECUTION_STATUS_KEY);
+}
+
+function isActionOf(tool: AnyTool, action: Action): action is ToolAction {
+  return action.kind === tool.actionKind;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
