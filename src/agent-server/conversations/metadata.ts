@@ -23,8 +23,6 @@ export const ConversationMetadataSchema = z.object({
   title: z.string().nullable(),
   tags: TagsSchema,
   execution_status: ConversationExecutionStatusSchema,
-  /** Set by /run (or a message with `run`), cleared by /pause: what the agent loop is asked to do. */
-  run_requested: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -42,7 +40,6 @@ export function newConversationMetadata(id: string, request: StartConversationRe
     title: request.title ?? null,
     tags: request.tags,
     execution_status: 'idle',
-    run_requested: false,
     created_at: now,
     updated_at: now,
   };

@@ -11,19 +11,24 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PauseEventSchema, messageSearchText, nowTimestamp, type Event } from '../../events/index.js';
+import { messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
 import { NotFoundError, RequestValidationError, validationItemsFromZod } from '../../http/errors.js';
 import type { Page } from '../../http/paging.js';
 import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventFilter, type EventLog, type EventQuery } from '../store/index.js';
+import type { AgentRunner, ConfirmationResponse } from '../agent/index.js';
 import { AtomicJsonFile } from './atomic-json-file.js';
 import { isConversationId } from './conversation-id.js';
 import { pageConversations, type ConversationPageQuery } from './conversation-page.js';
+import { createConversationRunner } from './conversation-runner.js';
 import { toConversationInfo, type ConversationInfo } from './info.js';
 import { messageEventFrom } from './message-event.js';
 import { ConversationMetadataSchema, newConversationMetadata, type ConversationMetadata } from './metadata.js';
 import {
+  ConfirmationPolicySchema,
+  ConversationExecutionStatusSchema,
   SendMessageRequestSchema,
+  type ConfirmationPolicy,
   type ConversationExecutionStatus,
   type SendMessageRequest,
   type StartConversationRequest,
@@ -40,6 +45,8 @@ interface Conversation {
   /** Resolves once the conversation is durable; a second start with the same id waits for it. */
   created: Promise<void>;
   log?: Promise<EventLog<Event>>;
+  /** The agent loop, built on first use from the conversation's settings. */
+  runner?: Promise<AgentRunner>;
 }
 
 export interface ConversationServiceOptions {
@@ -65,6 +72,10 @@ export class ConversationService {
       if (!entry.isDirectory() || !isConversationId(entry.name)) continue;
       const metadata = await readMetadata(join(service.root, entry.name, METADATA_FILE));
       if (metadata?.id === entry.name) service.track(metadata);
+    }
+    // An agent that was running when the process stopped carries on where its log ends.
+    for (const conversation of service.conversations.values()) {
+      if (conversation.metadata.execution_status === 'running') void service.run(conversation.metadata.id);
     }
     return service;
   }
@@ -130,29 +141,37 @@ export class ConversationService {
   async delete(id: string): Promise<void> {
     const conversation = this.require(id);
     this.conversations.delete(conversation.metadata.id);
+    await this.closeRunner(conversation);
     await conversation.metadataFile.settled();
     await this.closeLog(conversation);
     await rm(conversation.directory, { recursive: true, force: true });
   }
 
-  /** Records that the agent should run. The loop that acts on it is not part of this service. */
+  /** Starts the agent loop in the background; running it while it runs changes nothing. */
   async run(id: string): Promise<void> {
-    const conversation = this.require(id);
-    if (!conversation.metadata.run_requested) await this.changeMetadata(conversation, { run_requested: true });
+    const runner = await this.runnerOf(this.require(id));
+    void runner.run();
   }
 
-  /** Pauses the conversation and records a PauseEvent; pausing a paused conversation changes nothing. */
+  /** Stops the loop at its next safe point and records a PauseEvent. */
   async pause(id: string): Promise<void> {
-    const conversation = this.require(id);
-    if (conversation.metadata.execution_status === 'paused') return;
-    await this.appendEvents(conversation, [PauseEventSchema.parse({ kind: 'PauseEvent' })], {
-      execution_status: 'paused',
-      run_requested: false,
-    });
+    const runner = await this.runnerOf(this.require(id));
+    await runner.pause();
+  }
+
+  async respondToConfirmation(id: string, response: ConfirmationResponse): Promise<void> {
+    const runner = await this.runnerOf(this.require(id));
+    void runner.respondToConfirmation(response);
+  }
+
+  async setConfirmationPolicy(id: string, policy: ConfirmationPolicy): Promise<void> {
+    const runner = await this.runnerOf(this.require(id));
+    await runner.setConfirmationPolicy(policy);
   }
 
   async postMessage(id: string, request: SendMessageRequest): Promise<void> {
-    await this.appendEvents(this.require(id), [messageEventFrom(request)], request.run ? { run_requested: true } : {});
+    await this.appendEvents(this.require(id), [messageEventFrom(request)]);
+    if (request.run) await this.run(id);
   }
 
   /**
@@ -205,6 +224,7 @@ export class ConversationService {
   async close(): Promise<void> {
     await Promise.all(
       [...this.conversations.values()].map(async (conversation) => {
+        await this.closeRunner(conversation);
         await conversation.metadataFile.settled();
         await this.closeLog(conversation);
       }),
@@ -275,6 +295,46 @@ export class ConversationService {
       conversation.log = opening;
     }
     return conversation.log;
+  }
+
+  private runnerOf(conversation: Conversation): Promise<AgentRunner> {
+    if (!conversation.runner) {
+      const creating = this.openLog(conversation).then((log) =>
+        createConversationRunner(conversation.metadata, log, (key, value) => this.recordState(conversation, key, value)),
+      );
+      creating.catch(() => {
+        if (conversation.runner === creating) conversation.runner = undefined;
+      });
+      conversation.runner = creating;
+    }
+    return conversation.runner;
+  }
+
+  /** The runner's state changes (it records them as events itself) mirrored into meta.json. */
+  private recordState(conversation: Conversation, key: string, value: JsonValue): void {
+    let change: Partial<ConversationMetadata> | undefined;
+    if (key === 'execution_status') {
+      const status = ConversationExecutionStatusSchema.safeParse(value);
+      if (status.success) change = { execution_status: status.data };
+    } else if (key === 'confirmation_policy') {
+      const policy = ConfirmationPolicySchema.safeParse(value);
+      if (policy.success) change = { confirmation_policy: policy.data };
+    }
+    if (!change || !this.conversations.has(conversation.metadata.id)) return;
+    this.changeMetadata(conversation, change).catch((error: unknown) =>
+      logger.error({ err: error, conversationId: conversation.metadata.id }, 'saving conversation state failed'),
+    );
+  }
+
+  private async closeRunner(conversation: Conversation): Promise<void> {
+    const creating = conversation.runner;
+    conversation.runner = undefined;
+    if (!creating) return;
+    try {
+      await (await creating).close();
+    } catch (error) {
+      logger.warn({ err: error, conversationId: conversation.metadata.id }, 'closing an agent runner failed');
+    }
   }
 
   private async closeLog(conversation: Conversation): Promise<void> {

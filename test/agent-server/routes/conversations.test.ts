@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRequest, TestAgentServer, textMessage } from '../../helpers/agent-server.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
@@ -112,8 +112,8 @@ describe('POST /api/conversations', () => {
     });
   });
 
-  it('turns initial_message into a user MessageEvent and records a requested run', async () => {
-    const created = await server.createConversation({ initial_message: { ...textMessage('Fix the bug'), run: true } });
+  it('turns initial_message into a user MessageEvent', async () => {
+    const created = await server.createConversation({ initial_message: textMessage('Fix the bug') });
     const events = await server.callJson('GET', `/api/conversations/${created.id}/events/search`);
     expect(events.body.items).toHaveLength(1);
     expect(events.body.items[0]).toMatchObject({
@@ -121,7 +121,7 @@ describe('POST /api/conversations', () => {
       source: 'user',
       llm_message: { role: 'user', content: [{ type: 'text', text: 'Fix the bug' }] },
     });
-    expect((await readMetadata(created.id)).run_requested).toBe(true);
+    expect(created.execution_status).toBe('idle');
   });
 
   it('answers 422 with FastAPI bodies for invalid requests', async () => {
@@ -325,21 +325,18 @@ describe('DELETE /api/conversations/{conversation_id}', () => {
 });
 
 describe('POST /api/conversations/{conversation_id}/run and /pause', () => {
-  it('records a run request, and pauses with one PauseEvent from the user', async () => {
+  it('pauses with one PauseEvent from the user', async () => {
     const created = await server.createConversation();
-    expect((await readMetadata(created.id)).run_requested).toBe(false);
-    expect(await server.callJson('POST', `/api/conversations/${created.id}/run`)).toEqual({ status: 200, body: { success: true } });
-    expect((await readMetadata(created.id)).run_requested).toBe(true);
     expect(await server.callJson('POST', `/api/conversations/${created.id}/pause`)).toEqual({ status: 200, body: { success: true } });
     expect(await server.callJson('POST', `/api/conversations/${created.id}/pause`, { json: {} })).toEqual({
       status: 200,
       body: { success: true },
     });
 
-    const events = (await server.callJson('GET', `/api/conversations/${created.id}/events/search`)).body.items;
+    const events = (await server.callJson('GET', `/api/conversations/${created.id}/events/search?kind=PauseEvent`)).body.items;
     expect(events).toEqual([expect.objectContaining({ kind: 'PauseEvent', source: 'user' })]);
     expect((await server.callJson('GET', `/api/conversations/${created.id}`)).body.execution_status).toBe('paused');
-    expect(await readMetadata(created.id)).toMatchObject({ execution_status: 'paused', run_requested: false });
+    await vi.waitFor(async () => expect(await readMetadata(created.id)).toMatchObject({ execution_status: 'paused' }));
   });
 
   it('answers 404 for an unknown conversation and 422 for a malformed id', async () => {

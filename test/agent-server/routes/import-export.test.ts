@@ -70,7 +70,8 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
       body: exported,
       headers: { 'content-type': 'application/x-ndjson' },
     });
-    expect(imported).toEqual({ status: 200, body: { success: true, count: 8 } });
+    // 7 recorded events, then the pause: a PauseEvent and its execution_status update.
+    expect(imported).toEqual({ status: 200, body: { success: true, count: 9 } });
     expect(await exportNdjson(target)).toBe(exported);
     const search = (path: string) => server.callJson('GET', `${path}/search?sort_order=TIMESTAMP_DESC`);
     expect((await search(target)).body).toEqual((await search(source)).body);

@@ -7,6 +7,7 @@ import { registerGetConversation } from './get-conversation.js';
 import { registerPauseConversation } from './pause-conversation.js';
 import { registerRunConversation } from './run-conversation.js';
 import { registerSearchConversations } from './search-conversations.js';
+import { registerSetConfirmationPolicy } from './set-confirmation-policy.js';
 import { registerStartConversation } from './start-conversation.js';
 import { registerUpdateConversation } from './update-conversation.js';
 
@@ -21,4 +22,5 @@ export function registerConversationRoutes(app: OpenAPIHono, conversations: Conv
   registerDeleteConversation(app, conversations);
   registerRunConversation(app, conversations);
   registerPauseConversation(app, conversations);
+  registerSetConfirmationPolicy(app, conversations);
 }

@@ -7,10 +7,10 @@ export const runConversationRoute = createRoute({
   method: 'post',
   path: '/api/conversations/{conversation_id}/run',
   tags: ['Conversations'],
-  summary: 'Ask the agent to run',
+  summary: 'Run the agent until it finishes, pauses, waits for confirmation or fails',
   request: { params: ConversationPathSchema },
   responses: {
-    200: jsonContent(SuccessSchema, 'The request to run is recorded'),
+    200: jsonContent(SuccessSchema, 'The agent runs in the background; follow its events'),
     ...conversationNotFoundResponse,
     ...validationErrorResponse,
   },

@@ -4,6 +4,7 @@ import { registerCountEvents } from './count-events.js';
 import { registerExportEvents } from './export-events.js';
 import { registerGetEvent } from './get-event.js';
 import { registerImportEvents } from './import-events.js';
+import { registerRespondToConfirmation } from './respond-to-confirmation.js';
 import { registerSearchEvents } from './search-events.js';
 import { registerSendMessage } from './send-message.js';
 
@@ -14,5 +15,6 @@ export function registerEventRoutes(app: OpenAPIHono, conversations: Conversatio
   registerCountEvents(app, conversations);
   registerExportEvents(app, conversations);
   registerImportEvents(app, conversations);
+  registerRespondToConfirmation(app, conversations);
   registerGetEvent(app, conversations);
 }

@@ -1,0 +1,54 @@
+import { mkdir } from 'node:fs/promises';
+import type { Event, JsonValue } from '../../events/index.js';
+
+import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
+import { createLlmClient, type LlmConfig } from '../agent/llm/index.js';
+import { createDefaultTools } from '../agent/tools/index.js';
+import type { EventLog } from '../store/index.js';
+import type { ConversationMetadata } from './metadata.js';
+
+/**
+ * The agent loop of one conversation, built from the settings it was started with: its LLM
+ * (agent.llm), the default tools working in its workspace, its confirmation policy, iteration cap
+ * and condenser (agent.condenser, OpenHands' LLMSummarizingCondenser fields).
+ */
+export async function createConversationRunner(
+  metadata: ConversationMetadata,
+  log: EventLog<Event>,
+  onStateChange: (key: string, value: JsonValue) => void,
+): Promise<AgentRunner> {
+  const workspaceDir = metadata.workspace.working_dir;
+  await mkdir(workspaceDir, { recursive: true });
+  return createAgentRunner({
+    conversationId: metadata.id,
+    log,
+    llm: createLlmClient(llmConfigOf(metadata)),
+    tools: createDefaultTools({ workspaceDir }),
+    maxIterations: metadata.max_iterations,
+    confirmationPolicy: metadata.confirmation_policy,
+    logCompletions: metadata.agent.llm.log_completions === true,
+    condenser: condenserOf(metadata.agent.condenser),
+    onStateChange,
+  });
+}
+
+function llmConfigOf(metadata: ConversationMetadata): LlmConfig {
+  const { llm } = metadata.agent;
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  return {
+    model: llm.model,
+    base_url: llm.base_url ?? null,
+    api_key: llm.api_key ?? null,
+    timeout_ms: number(llm.timeout) === undefined ? undefined : (number(llm.timeout) as number) * 1000,
+    max_retries: number(llm.num_retries),
+    temperature: number(llm.temperature),
+    max_output_tokens: number(llm.max_output_tokens),
+  };
+}
+
+function condenserOf(condenser: unknown): CondenserOptions | null {
+  if (typeof condenser !== 'object' || condenser === null) return null;
+  const { max_size: maxEvents, keep_first: keepFirst } = condenser as { max_size?: unknown; keep_first?: unknown };
+  if (typeof maxEvents !== 'number') return null;
+  return { maxEvents, keepFirst: typeof keepFirst === 'number' ? keepFirst : 4 };
+}

@@ -1,0 +1,33 @@
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ConfirmationPolicySchema } from '../../conversations/requests.js';
+import type { ConversationService } from '../../conversations/service.js';
+import { requireJsonBody } from '../json-body.js';
+import { ConversationPathSchema } from '../params.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+
+export const SetConfirmationPolicyRequestSchema = z.object({ policy: ConfirmationPolicySchema });
+
+export const setConfirmationPolicyRoute = createRoute({
+  method: 'post',
+  path: '/api/conversations/{conversation_id}/confirmation_policy',
+  tags: ['Conversations'],
+  summary: 'Change when actions wait for confirmation',
+  description: 'NeverConfirm, AlwaysConfirm, or ConfirmRisky (actions at or above `threshold` wait). Takes effect from the next LLM answer.',
+  middleware: [requireJsonBody] as const,
+  request: {
+    params: ConversationPathSchema,
+    body: { required: true, content: { 'application/json': { schema: SetConfirmationPolicyRequestSchema } } },
+  },
+  responses: {
+    200: jsonContent(SuccessSchema, 'The policy is set'),
+    ...conversationNotFoundResponse,
+    ...validationErrorResponse,
+  },
+});
+
+export function registerSetConfirmationPolicy(app: OpenAPIHono, conversations: ConversationService): void {
+  app.openapi(setConfirmationPolicyRoute, async (c) => {
+    await conversations.setConfirmationPolicy(c.req.valid('param').conversation_id, c.req.valid('json').policy);
+    return c.json({ success: true }, 200);
+  });
+}

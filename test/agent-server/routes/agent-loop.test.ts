@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startRequest, TestAgentServer, textMessage } from '../../helpers/agent-server.js';
+import { type ScriptedLlm, startScriptedLlm, text, toolCalls } from '../../helpers/scripted-llm.js';
+import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+
+/** The agent loop driven through the agent-server's HTTP routes, against a scripted LLM. */
+describe('running the agent over HTTP', () => {
+  let dataDir: string;
+  let workspace: string;
+  let server: TestAgentServer;
+  let llm: ScriptedLlm | undefined;
+
+  beforeEach(async () => {
+    dataDir = await makeTempDir('agent-loop-http-');
+    workspace = await makeTempDir('agent-loop-workspace-');
+    server = await TestAgentServer.open(dataDir);
+  });
+  afterEach(async () => {
+    await server.close();
+    await llm?.close();
+    await removeDir(dataDir);
+    await removeDir(workspace);
+  });
+
+  async function conversationWith(script: Parameters<typeof startScriptedLlm>[0], overrides: Record<string, unknown> = {}) {
+    llm = await startScriptedLlm(script);
+    return server.createConversation(
+      startRequest({
+        agent: { kind: 'Agent', llm: { model: 'scripted', base_url: llm.baseUrl, api_key: 'sk-test' } },
+        workspace: { working_dir: workspace },
+        ...overrides,
+      }),
+    );
+  }
+
+  async function statusBecomes(id: string, status: string) {
+    await vi.waitFor(
+      async () => expect((await server.callJson('GET', `/api/conversations/${id}`)).body.execution_status).toBe(status),
+      { timeout: 15_000, interval: 25 },
+    );
+  }
+
+  async function events(id: string, query = '') {
+    return (await server.callJson('GET', `/api/conversations/${id}/events/search?limit=100${query}`)).body.items as any[];
+  }
+
+  it('runs a message through the LLM and real tools until the agent finishes', async () => {
+    const created = await conversationWith(
+      [
+        toolCalls([{ name: 'terminal', arguments: { command: 'echo hello > note.txt && cat note.txt' } }]),
+        toolCalls([{ name: 'finish', arguments: { message: 'Wrote note.txt' } }]),
+      ],
+      { initial_message: { ...textMessage('Write a note'), run: true } },
+    );
+    await statusBecomes(created.id, 'finished');
+
+    const all = await events(created.id);
+    const kinds = all.filter((e) => e.kind !== 'ConversationStateUpdateEvent').map((e) => `${e.kind}:${e.source}`);
+    expect(kinds).toEqual([
+      'MessageEvent:user',
+      'SystemPromptEvent:agent',
+      'ActionEvent:agent',
+      'ObservationEvent:environment',
+      'ActionEvent:agent',
+      'ObservationEvent:environment',
+    ]);
+    const [terminalAction, terminalResult, finishAction, finishResult] = all.filter((e) => e.kind === 'ActionEvent' || e.kind === 'ObservationEvent');
+    expect(terminalAction).toMatchObject({ tool_name: 'terminal', action: { kind: 'TerminalAction' } });
+    expect(terminalResult).toMatchObject({ action_id: terminalAction.id, tool_call_id: terminalAction.tool_call_id });
+    expect(JSON.stringify(terminalResult.observation.content)).toContain('hello');
+    expect(finishResult).toMatchObject({ action_id: finishAction.id, observation: { kind: 'FinishObservation' } });
+    const statuses = all.filter((e) => e.kind === 'ConversationStateUpdateEvent' && e.key === 'execution_status').map((e) => e.value);
+    expect(statuses).toEqual(['running', 'finished']);
+    expect(llm?.requests).toHaveLength(2);
+  });
+
+  it('waits for confirmation and records a rejection', async () => {
+    const created = await conversationWith([toolCalls([{ name: 'terminal', arguments: { command: 'rm -rf build' } }])], {
+      confirmation_policy: { kind: 'AlwaysConfirm' },
+    });
+    await server.call('POST', `/api/conversations/${created.id}/events`, { json: { ...textMessage('Clean up'), run: true } });
+    await statusBecomes(created.id, 'waiting_for_confirmation');
+
+    const answer = await server.callJson('POST', `/api/conversations/${created.id}/events/respond_to_confirmation`, {
+      json: { accept: false, reason: 'Not that directory' },
+    });
+    expect(answer).toEqual({ status: 200, body: { success: true } });
+    await vi.waitFor(async () => expect(await events(created.id, '&kind=UserRejectObservation')).toHaveLength(1));
+    const [action] = await events(created.id, '&kind=ActionEvent');
+    const [rejection] = await events(created.id, '&kind=UserRejectObservation');
+    expect(rejection).toMatchObject({ action_id: action.id, rejection_reason: 'Not that directory', rejection_source: 'user' });
+    expect(await events(created.id, '&kind=ObservationEvent')).toEqual([]);
+  });
+
+  it('changes the confirmation policy and validates it', async () => {
+    const created = await conversationWith([text('ok')]);
+    const path = `/api/conversations/${created.id}/confirmation_policy`;
+    expect(await server.callJson('POST', path, { json: { policy: { kind: 'AlwaysConfirm' } } })).toEqual({ status: 200, body: { success: true } });
+    await vi.waitFor(async () =>
+      expect((await server.callJson('GET', `/api/conversations/${created.id}`)).body.confirmation_policy).toEqual({ kind: 'AlwaysConfirm' }),
+    );
+    const bad = await server.callJson('POST', path, { json: { policy: { kind: 'Sometimes' } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc.slice(0, 3)).toEqual(['body', 'policy', 'kind']);
+  });
+
+  it('records a ConversationErrorEvent when the LLM keeps failing, and keeps serving', async () => {
+    const created = await conversationWith(
+      [{ status: 401, body: { error: { message: 'bad key' } } }],
+      { initial_message: { ...textMessage('hi'), run: true } },
+    );
+    await statusBecomes(created.id, 'error');
+    const [error] = await events(created.id, '&kind=ConversationErrorEvent');
+    expect(error).toMatchObject({ source: 'environment', code: 'LLMAuthenticationError' });
+    expect(error.detail).not.toContain('sk-test');
+    expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(1);
+  });
+});
