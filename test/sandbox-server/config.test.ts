@@ -15,6 +15,10 @@ describe('loadConfig', () => {
       SANDBOX_SERVER_INSTANCE: 'default',
       RECONCILE_INTERVAL_MS: 5000,
       ORPHAN_GRACE_SECONDS: 60,
+      LLM_MODEL: undefined,
+      LLM_BASE_URL: undefined,
+      LLM_API_KEY: undefined,
+      SANDBOX_START_TIMEOUT_SECONDS: 300,
       LOG_LEVEL: 'info',
     });
   });
