@@ -1,0 +1,88 @@
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
+import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
+import { buildE2eImage, type E2eControlPlane, startE2eControlPlane } from './harness.js';
+
+const docker = await connectDocker();
+const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
+
+/** The whole system on the real engine: control plane, real agent-server image, HTTP and WebSocket. */
+describe.runIf(docker)('control plane on Docker, end to end', () => {
+  let cp: E2eControlPlane;
+  const engine = docker as Docker;
+
+  beforeAll(async () => {
+    await buildE2eImage();
+    cp = await startE2eControlPlane({ LLM_MODEL: 'openai/scripted', LLM_BASE_URL: 'http://127.0.0.1:9/v1' });
+  }, 180_000);
+  afterAll(async () => {
+    await cp?.close();
+    if (cp) await removeInstanceResources(engine, cp.instanceId);
+  });
+
+  async function containersOf(sandboxId: string) {
+    return engine.listContainers({ all: true, filters: { label: [`${LABEL_SANDBOX_ID}=${sandboxId}`] } });
+  }
+
+  it('starts, pauses, resumes and deletes a sandbox whose agent-server answers with its own key', async () => {
+    const started = await cp.request('POST', '/api/v1/sandboxes');
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ status: 'STARTING', session_api_key: null, exposed_urls: null });
+    const running = await cp.sandboxUntil(started.body.id, 'RUNNING');
+    const agentUrl: string = running.exposed_urls.find((u: { name: string }) => u.name === 'AGENT_SERVER').url;
+    expect(agentUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const withKey = await fetch(`${agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': running.session_api_key } });
+    expect(withKey.status).toBe(200);
+    expect(await withKey.json()).toBe(0);
+    expect((await fetch(`${agentUrl}/api/conversations/count`)).status).toBe(401);
+
+    expect(await cp.request('POST', `/api/v1/sandboxes/${running.id}/pause`, {})).toEqual({ status: 200, body: { success: true } });
+    await cp.sandboxUntil(running.id, 'PAUSED');
+    const [paused] = await containersOf(running.id);
+    expect((await engine.getContainer(paused!.Id).inspect()).State.Paused).toBe(true);
+
+    expect((await cp.request('POST', `/api/v1/sandboxes/${running.id}/resume`, {})).status).toBe(200);
+    const resumed = await cp.sandboxUntil(running.id, 'RUNNING');
+    expect((await engine.getContainer(paused!.Id).inspect()).State.Paused).toBe(false);
+
+    expect(await cp.request('DELETE', `/api/v1/sandboxes/${resumed.id}`)).toEqual({ status: 200, body: { success: true } });
+    await vi.waitFor(async () => expect(await containersOf(resumed.id)).toEqual([]), { timeout: 30_000, interval: 100 });
+    expect((await cp.request('GET', `/api/v1/sandboxes?id=${resumed.id}`)).body).toEqual([null]);
+    expect((await cp.request('POST', `/api/v1/sandboxes/${resumed.id}/resume`, {})).status).toBe(409);
+  });
+
+  it('starts an app conversation and serves its events through the proxy, search and WebSocket', async () => {
+    const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('Hello, sandbox') });
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ sandbox_status: 'RUNNING', execution_status: 'idle', llm_model: 'openai/scripted' });
+    const { id, sandbox_id: sandboxId } = ready.body;
+
+    const search = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`);
+    expect(search.body.items).toHaveLength(1);
+    expect(search.body.items[0]).toMatchObject({ source: 'user', llm_message: message('Hello, sandbox') });
+    const proxied = await cp.request('GET', `/api/v1/sandboxes/${sandboxId}/agent/api/conversations/${id}/events/search?body=SANDBOX`);
+    expect(proxied.body.items.map((e: { id: string }) => e.id)).toEqual([search.body.items[0].id]);
+
+    const frames: any[] = [];
+    const ws = new WebSocket(`${cp.url.replace('http', 'ws')}/api/v1/sandboxes/${sandboxId}/agent/sockets/events/${id}?resend_all=true`, {
+      headers: { authorization: `Bearer ${cp.apiKey}` },
+    });
+    ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
+    await vi.waitFor(() => expect(frames.map((f) => f.kind)).toEqual(['ConversationStateUpdateEvent', 'MessageEvent']), { timeout: 15_000 });
+    await cp.request('POST', `/api/v1/app-conversations/${id}/events`, message('and one more'));
+    await vi.waitFor(() => expect(frames.at(-1)).toMatchObject({ kind: 'MessageEvent', llm_message: message('and one more') }), {
+      timeout: 15_000,
+    });
+    ws.close();
+
+    // A paused sandbox is resumed when its conversation is read, and its events survived the pause.
+    await cp.request('POST', `/api/v1/sandboxes/${sandboxId}/pause`, {});
+    await cp.sandboxUntil(sandboxId, 'PAUSED');
+    const afterPause = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`);
+    expect(afterPause.status).toBe(200);
+    expect(afterPause.body.items).toHaveLength(2);
+  });
+});

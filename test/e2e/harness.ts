@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, vi } from 'vitest';
+import { loadConfig } from '../../src/sandbox-server/config.js';
+import { buildAgentServerImage } from '../../src/sandbox-server/image/index.js';
+import { type RunningSandboxServer, startSandboxServer } from '../../src/sandbox-server/server.js';
+import { TEST_BASE_IMAGE } from '../helpers/docker.js';
+import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
+
+export const E2E_IMAGE = 'sandbox-server/agent-server:e2e';
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** Rebuilds dist/ when a source file is newer than the bundle, so the image runs this checkout. */
+async function ensureFreshBundle(): Promise<void> {
+  const bundle = join(ROOT, 'dist', 'agent-server.js');
+  const builtAt = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
+  const sources = await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true });
+  const stale = sources.some((entry) => entry.isFile() && statSync(join(entry.parentPath, entry.name)).mtimeMs > builtAt);
+  if (stale) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Builds the agent-server image this checkout produces, FROM the offline base. */
+export async function buildE2eImage(): Promise<void> {
+  await ensureFreshBundle();
+  await buildAgentServerImage({ baseImage: TEST_BASE_IMAGE, tag: E2E_IMAGE });
+}
+
+export interface E2eControlPlane {
+  url: string;
+  instanceId: string;
+  apiKey: string;
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Polls the sandbox until it has `status`. */
+  sandboxUntil(id: string, status: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** The real control plane (PGlite, the Docker runtime, the reconciler) on a free port. */
+export async function startE2eControlPlane(env: Record<string, string> = {}): Promise<E2eControlPlane> {
+  const dataDir = await makeTempDir('e2e-control-plane-');
+  const apiKey = `e2e-${randomBytes(12).toString('hex')}`;
+  const instanceId = `e2e-${randomBytes(6).toString('hex')}`;
+  const server: RunningSandboxServer = await startSandboxServer(
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      SANDBOX_SERVER_API_KEYS: apiKey,
+      AGENT_SERVER_IMAGE: E2E_IMAGE,
+      SANDBOX_BASE_IMAGE: TEST_BASE_IMAGE,
+      SANDBOX_SERVER_INSTANCE: instanceId,
+      RECONCILE_INTERVAL_MS: '500',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      ...env,
+    }),
+  );
+  const request: E2eControlPlane['request'] = async (method, path, body) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+  };
+  return {
+    url: server.url,
+    instanceId,
+    apiKey,
+    request,
+    sandboxUntil: (id, status) =>
+      vi.waitFor(
+        async () => {
+          const { body } = await request('GET', `/api/v1/sandboxes?id=${id}`);
+          expect(body[0]?.status).toBe(status);
+          return body[0];
+        },
+        { timeout: 60_000, interval: 100 },
+      ),
+    async close() {
+      await server.close();
+      await removeDir(dataDir);
+    },
+  };
+}
