@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** How many sandboxes are in each observed status, e.g. `{ RUNNING: 3, PAUSED: 1 }`. */
+export type SandboxStatusCounts = Readonly<Record<string, number>>;
+
+/**
+ * What the control plane reports about sandboxes. The reconciler depends on this interface only, so
+ * it neither imports prom-client nor needs a registry in its tests.
+ */
+export interface SandboxMetrics {
+  /** A sandbox went from asked-to-start to RUNNING (health check answered) in this many seconds. */
+  observeStart(seconds: number): void;
+  /** A paused sandbox went back to RUNNING in this many seconds. */
+  observeResume(seconds: number): void;
+  /** One reconcile pass took this many seconds. */
+  observeReconcile(seconds: number): void;
+  /** A reconcile pass, or one sandbox's step in it, failed. */
+  countReconcileError(): void;
+  /**
+   * Registers the function read at each scrape for the `sandboxes{status}` gauge. Counting on scrape
+   * keeps the gauge exact without every status write having to update it. Return 0 for statuses
+   * with no sandboxes so their series do not vanish.
+   */
+  setStatusCounts(read: () => SandboxStatusCounts | Promise<SandboxStatusCounts>): void;
+}
+
+/** Adds the control plane's sandbox metrics to `registry` (the one `createMetrics` made). */
+export function createSandboxMetrics(registry: Registry): SandboxMetrics {
+  let readStatusCounts: (() => SandboxStatusCounts | Promise<SandboxStatusCounts>) | undefined;
+  // The registry keeps the gauge; it is only ever filled by its own collect().
+  new Gauge({
+    name: 'sandboxes',
+    help: 'Sandboxes by observed status',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      if (readStatusCounts === undefined) return;
+      const counts = await readStatusCounts();
+      this.reset();
+      for (const [status, count] of Object.entries(counts)) this.set({ status }, count);
+    },
+  });
+  const reconcileDuration = new Histogram({
+    name: 'reconcile_duration_seconds',
+    help: 'Duration of one reconcile pass',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const reconcileErrors = new Counter({
+    name: 'reconcile_errors_total',
+    help: 'Reconcile passes or sandbox steps that failed',
+    registers: [registry],
+  });
+  // Starting includes creating the container and waiting for the agent-server's health check.
+  const startDuration = new Histogram({
+    name: 'sandbox_start_seconds',
+    help: 'Time from a start request until the sandbox is RUNNING',
+    buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120],
+    registers: [registry],
+  });
+  const resumeDuration = new Histogram({
+    name: 'sandbox_resume_seconds',
+    help: 'Time from a resume request until the sandbox is RUNNING',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  return {
+    observeStart: (seconds) => startDuration.observe(seconds),
+    observeResume: (seconds) => resumeDuration.observe(seconds),
+    observeReconcile: (seconds) => reconcileDuration.observe(seconds),
+    countReconcileError: () => reconcileErrors.inc(),
+    setStatusCounts: (read) => {
+      readStatusCounts = read;
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
+export { requestLogger, type RequestLoggerOptions, type RequestLogVariables } from './request-logger.js';

@@ -1,0 +1,52 @@
+import { performance } from 'node:perf_hooks';
+import { createMiddleware } from 'hono/factory';
+import { logger as rootLogger, type Logger } from '../../logger.js';
+import { routeLabel } from '../route-label.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
+
+export interface RequestLogVariables {
+  /** The request's id, also sent back in the `x-request-id` response header. */
+  requestId: string;
+  /** A child of the app's logger: every line it writes carries `request_id`. */
+  logger: Logger;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap extends RequestLogVariables {}
+}
+
+export interface RequestLoggerOptions {
+  /** Parent of the per-request loggers; the process logger by default. */
+  logger?: Logger;
+}
+
+/**
+ * Gives each request an id and a logger carrying it, and writes one line when the request ends:
+ * method, route pattern, path, status and duration. Headers, the query string and bodies are never
+ * logged: they carry API keys (`Authorization`, `X-Session-API-Key`, `?session_api_key=`) and
+ * conversation content.
+ */
+export function requestLogger(options: RequestLoggerOptions = {}) {
+  const parent = options.logger ?? rootLogger;
+  return createMiddleware<{ Variables: RequestLogVariables }>(async function requestLogger(c, next) {
+    const startedAt = performance.now();
+    const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
+    const log = parent.child({ request_id: requestId });
+    c.set('requestId', requestId);
+    c.set('logger', log);
+    // Errors never escape next(): Hono hands them to app.onError, which sets the response.
+    await next();
+    // Set after the handler so it also lands on responses the handler built itself (the proxy's).
+    c.header(REQUEST_ID_HEADER, requestId);
+    const status = c.res.status;
+    const line = {
+      method: c.req.method,
+      route: routeLabel(c),
+      path: c.req.path,
+      status,
+      ms: Math.round((performance.now() - startedAt) * 10) / 10,
+    };
+    if (status >= 500) log.error(line, 'request failed');
+    else log.info(line, 'request');
+  });
+}
