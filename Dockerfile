@@ -11,7 +11,9 @@ RUN useradd --create-home --shell /bin/bash openhands \
  && chown openhands:openhands /data /workspace \
  && echo '{"type":"module"}' > /app/package.json
 
-COPY dist/agent-server.js* /app/
+# dist/ holds the bundle, its source map and the /docs page's assets (swagger-ui/); the build
+# context carries nothing else of it.
+COPY dist/ /app/
 
 USER openhands
 WORKDIR /workspace

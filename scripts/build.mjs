@@ -1,7 +1,9 @@
 // Bundles each program into one self-contained ESM file under dist/, so the sandbox image only
 // needs `node` and the bundle (no npm install inside a docker build).
 import { build } from 'esbuild';
-import { chmod } from 'node:fs/promises';
+import { chmod, copyFile, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 const programs = {
   'agent-server': 'src/agent-server/main.ts',
@@ -32,3 +34,11 @@ await Promise.all(
     await chmod(outfile, 0o755);
   }),
 );
+
+// The agent-server image ships dist/ without node_modules: its /docs page serves these files from a
+// swagger-ui/ folder beside the bundle.
+const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+await mkdir('dist/swagger-ui', { recursive: true });
+for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']) {
+  await copyFile(join(swaggerUi, file), join('dist/swagger-ui', file));
+}

@@ -2,6 +2,9 @@ import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import packageJson from '../../package.json' with { type: 'json' };
 import { createApiApp } from '../http/app.js';
+import { registerApiDocs } from '../http/docs/index.js';
+import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
+import { requestLogger } from '../http/request-log/index.js';
 import { isValidSessionKey, requireSessionKey } from './auth.js';
 import { ConversationService } from './conversations/service.js';
 import { registerConversationRoutes } from './routes/conversations/index.js';
@@ -30,6 +33,9 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const conversations = await ConversationService.open({ dataDir: options.dataDir });
   const app = createApiApp();
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
+  const metrics = createMetrics();
+  app.use('*', requestLogger());
+  app.use('*', metricsMiddleware(metrics));
 
   app.use('*', requireSessionKey(options.sessionKeys));
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
@@ -40,10 +46,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
     source: conversations,
     isValidSessionKey: (candidate) => isValidSessionKey(options.sessionKeys, candidate),
   });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'agent-server', version: packageJson.version },
-  });
+  registerMetricsRoute(app, metrics);
+  registerApiDocs(app, { title: 'agent-server', version: packageJson.version });
 
   return { app, conversations, injectWebSocket, close: () => conversations.close() };
 }

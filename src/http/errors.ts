@@ -161,7 +161,9 @@ export function handleError(err: Error, c: Context): Response {
     }
     return c.json({ detail: err.message || 'Error' }, err.status);
   }
-  logger.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
+  // The request's own logger carries its request id, when the request logger set one.
+  const log = (c.get('logger') as typeof logger | undefined) ?? logger;
+  log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
   return c.json({ detail: 'Internal Server Error' }, 500);
 }
 

@@ -1,6 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import { createApiApp } from '../http/app.js';
+import { registerApiDocs } from '../http/docs/index.js';
+import { createMetrics, type Metrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
+import { requestLogger } from '../http/request-log/index.js';
 import { createAgentClient } from './agent-client.js';
 import type { AppConversationContext, AppConversationSettings } from './app-conversations/context.js';
 import { StartTaskRunner } from './app-conversations/start-task-runner.js';
@@ -23,6 +26,8 @@ export interface SandboxServerAppOptions {
   maxRunningSandboxes: number;
   /** LLM defaults and timeouts of app conversations. */
   appConversations?: AppConversationSettings;
+  /** The registry /metrics serves; the server shares it with the reconciler. */
+  metrics?: Metrics;
 }
 
 export interface SandboxServerApp {
@@ -39,11 +44,15 @@ const DEFAULT_APP_CONVERSATION_SETTINGS: AppConversationSettings = {
 };
 
 /**
- * The control plane's HTTP API. /alive, /health and /openapi.json are open; everything under /api
+ * The control plane's HTTP API. /alive, /health, /metrics, /docs and /openapi.json are open; everything under /api
  * needs an API key. Handlers only write intent and kick the reconciler; they never call Docker.
  */
 export function createSandboxServerApp(options: SandboxServerAppOptions): SandboxServerApp {
   const app = createApiApp();
+  const metrics = options.metrics ?? createMetrics();
+  // First, so that requests refused by authentication are logged and counted too.
+  app.use('*', requestLogger());
+  app.use('*', metricsMiddleware(metrics));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const ctx: AppConversationContext = {
     db: options.db,
@@ -61,10 +70,12 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSandboxRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
+  registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'sandbox-server', version: '1' },
+  registerApiDocs(app, {
+    title: 'sandbox-server',
+    version: '1',
+    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, app conversations and a proxy to each sandbox agent-server.',
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
   return { app, injectWebSocket, startTasks };

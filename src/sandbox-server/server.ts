@@ -1,12 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import { sql } from 'drizzle-orm';
+import { createMetrics, createSandboxMetrics } from '../http/metrics/index.js';
 import { logger } from '../logger.js';
 import { createSandboxServerApp } from './app.js';
 import type { SandboxServerConfig } from './config.js';
-import { openDatabase } from './db/client.js';
+import { type Database, openDatabase } from './db/client.js';
+import { sandboxes } from './db/schema.js';
 import { ensureAgentServerImage } from './image/index.js';
-import { Reconciler } from './reconciler/index.js';
+import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
 
@@ -15,6 +18,8 @@ export interface SandboxServerDependencies {
   runtime: SandboxRuntime;
   /** Makes the agent-server image exist (building it on first use). */
   ensureImage(): Promise<unknown>;
+  /** How the reconciler asks a sandbox's agent-server whether it is up; default GET /alive. */
+  checkAlive: ReconcilerOptions['checkAlive'];
 }
 
 export interface RunningSandboxServer {
@@ -50,7 +55,12 @@ export async function startSandboxServer(
         tag: config.AGENT_SERVER_IMAGE,
         onProgress: (line) => log.info({ image: config.AGENT_SERVER_IMAGE }, line),
       }));
+  const metrics = createMetrics();
+  const sandboxMetrics = createSandboxMetrics(metrics.registry);
+  sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
   const reconciler = new Reconciler({
+    metrics: sandboxMetrics,
+    checkAlive: dependencies.checkAlive,
     db: database.db,
     runtime,
     instanceId: config.SANDBOX_SERVER_INSTANCE,
@@ -62,6 +72,7 @@ export async function startSandboxServer(
     reconciler,
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
+    metrics,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },
       sandboxStartTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
@@ -123,4 +134,18 @@ async function stopListening(server: ReturnType<typeof serve>): Promise<void> {
   const timer = setTimeout(() => 'closeAllConnections' in server && server.closeAllConnections(), DRAIN_TIMEOUT_MS);
   await closed;
   clearTimeout(timer);
+}
+
+const STATUSES = ['STARTING', 'RUNNING', 'PAUSED', 'ERROR', 'MISSING'] as const;
+
+/** Live sandboxes by observed status, zeros included so no series vanishes. */
+async function countSandboxesByStatus(db: Database): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ status: sandboxes.status, count: sql<number>`count(*)::int` })
+    .from(sandboxes)
+    .where(sql`${sandboxes.desiredState} <> 'DELETED'`)
+    .groupBy(sandboxes.status);
+  const counts: Record<string, number> = Object.fromEntries(STATUSES.map((status) => [status, 0]));
+  for (const row of rows) counts[row.status] = row.count;
+  return counts;
 }

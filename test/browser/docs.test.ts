@@ -4,8 +4,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerApiDocs } from '../../src/http/docs/index.js';
-import { createDemoApp } from '../http/demo-app.js';
+import { openTestApp } from '../sandbox-server/harness.js';
 
 interface AppUnderTest {
   app: OpenAPIHono;
@@ -14,14 +13,19 @@ interface AppUnderTest {
   close(): Promise<void>;
 }
 
-/** The app whose /docs page is opened. Swap this for a real server's app to check its routes. */
+/** The control plane's app, whose /docs page must list the sandbox routes. */
 async function startAppUnderTest(): Promise<AppUnderTest> {
-  const app = createDemoApp();
-  registerApiDocs(app, { title: 'demo', version: '0' });
+  const testApp = await openTestApp('pglite');
   return {
-    app,
-    expectedPaths: ['/api/v1/things/{thing_id}', '/api/v1/things/{thing_id}/pause'],
-    close: async () => {},
+    app: testApp.app,
+    expectedPaths: [
+      '/api/v1/sandboxes',
+      '/api/v1/sandboxes/search',
+      '/api/v1/sandboxes/{id}/pause',
+      '/api/v1/sandboxes/{id}/resume',
+      '/api/v1/app-conversations',
+    ],
+    close: () => testApp.close(),
   };
 }
 

@@ -75,10 +75,14 @@ describe('requestLogger', () => {
     expect(broken.status).toBe(500);
     expect(broken.headers.get('x-request-id')).toBeTruthy();
 
-    expect(lines().map(({ level, status, msg }) => ({ level, status, msg }))).toEqual([
+    const logged = lines();
+    expect(logged.map(({ level, status, msg }) => ({ level, status, msg }))).toEqual([
       { level: 30, status: 404, msg: 'request' },
+      { level: 50, status: undefined, msg: 'unhandled error' },
       { level: 50, status: 500, msg: 'request failed' },
     ]);
+    // The error mapper logs through the request's own logger, so the failure carries its id.
+    expect(logged[1]?.request_id).toBe(broken.headers.get('x-request-id'));
   });
 
   it('never logs credentials, the query string or bodies', async () => {

@@ -12,7 +12,7 @@ describe('locateSwaggerUi', () => {
   });
 
   it('finds the installed package from a module inside the project', () => {
-    const moduleUrl = pathToFileURL(join(process.cwd(), 'dist', 'agent-server.js')).href;
+    const moduleUrl = pathToFileURL(join(process.cwd(), 'src', 'http', 'docs', 'register-api-docs.ts')).href;
     expect(locateSwaggerUi(moduleUrl)).toBe(join(process.cwd(), 'node_modules', 'swagger-ui-dist'));
   });
 

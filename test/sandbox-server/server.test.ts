@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/sandbox-server/config.js';
 import { createFakeRuntime } from '../../src/sandbox-server/runtime/index.js';
 import { startSandboxServer } from '../../src/sandbox-server/server.js';
@@ -17,7 +17,8 @@ describe('startSandboxServer', () => {
 
   const start = () => {
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test' });
-    return startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present' });
+    // The fake runtime's containers have no agent-server behind them: they count as up at once.
+    return startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', checkAlive: async () => true });
   };
 
   const call = async (url: string, method = 'GET') => {
@@ -49,6 +50,29 @@ describe('startSandboxServer', () => {
       expect(sandbox.id).toBe(sandboxId);
     } finally {
       await second.close();
+    }
+  }, 120_000);
+
+  it('serves Prometheus metrics: sandboxes by status, reconcile passes, start latency and HTTP requests', async () => {
+    const server = await start();
+    try {
+      const sandboxId = (await call(`${server.url}/api/v1/sandboxes`, 'POST')).body.id;
+      await vi.waitFor(async () => expect((await call(`${server.url}/api/v1/sandboxes?id=${sandboxId}`)).body[0].status).toBe('RUNNING'), {
+        timeout: 20_000,
+        interval: 50,
+      });
+      const response = await fetch(`${server.url}/metrics`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = await response.text();
+      expect(text).toMatch(/^sandboxes\{status="RUNNING"\} [1-9]/m);
+      expect(text).toMatch(/^sandboxes\{status="ERROR"\} 0$/m);
+      expect(text).toMatch(/^reconcile_duration_seconds_count [1-9]/m);
+      expect(text).toMatch(/^sandbox_start_seconds_count 1$/m);
+      expect(text).toMatch(/^http_requests_total\{method="POST",route="\/api\/v1\/sandboxes",status="200"\} 1$/m);
+      expect(text).not.toContain(sandboxId);
+    } finally {
+      await server.close();
     }
   }, 120_000);
 });

@@ -17,6 +17,9 @@ export interface AgentServerImageOptions {
 
 const BUNDLE = 'dist/agent-server.js';
 
+/** The /docs page's assets, copied beside the bundle by `npm run build`. */
+const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'].map((file) => `dist/swagger-ui/${file}`);
+
 /**
  * Builds the agent-server image from the package's Dockerfile. The context is only the Dockerfile
  * and the bundle (plus its source map): the program is bundled on the host, so the build copies
@@ -28,7 +31,8 @@ export async function buildAgentServerImage(options: AgentServerImageOptions): P
   if (!existsSync(join(contextDir, BUNDLE))) {
     throw new Error(`${join(contextDir, BUNDLE)} is missing: run \`npm run build\` before building the agent-server image`);
   }
-  const src = ['Dockerfile', BUNDLE, ...(existsSync(join(contextDir, `${BUNDLE}.map`)) ? [`${BUNDLE}.map`] : [])];
+  const optional = [`${BUNDLE}.map`, ...SWAGGER_UI_FILES].filter((file) => existsSync(join(contextDir, file)));
+  const src = ['Dockerfile', BUNDLE, ...optional];
   const stream = await docker.buildImage(
     { context: contextDir, src },
     { t: options.tag, buildargs: { BASE_IMAGE: options.baseImage }, rm: true, forcerm: true },

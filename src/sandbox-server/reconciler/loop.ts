@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs } from '../db/schema.js';
+import type { SandboxMetrics } from '../../http/metrics/index.js';
 import { type Logger, logger } from '../../logger.js';
 import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
 import { checkAgentServerAlive } from './alive.js';
@@ -23,6 +24,8 @@ export interface ReconcilerOptions {
   checkAlive?: (url: string, sessionApiKey: string) => Promise<boolean>;
   /** Where the sandbox's data volume is mounted; the agent-server's --data-dir. Default /data. */
   dataMountPath?: string;
+  /** Pass durations, failures, and start / resume latencies, for /metrics. */
+  metrics?: SandboxMetrics;
 }
 
 /**
@@ -64,6 +67,7 @@ export class Reconciler {
   private readonly checkAlive: (url: string, sessionApiKey: string) => Promise<boolean>;
   private readonly dataMountPath: string;
   private readonly log: Logger;
+  private readonly metrics: SandboxMetrics | undefined;
 
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
   private readonly pendingCreates = new Set<Promise<void>>();
@@ -96,6 +100,7 @@ export class Reconciler {
     this.checkAlive = options.checkAlive ?? checkAgentServerAlive;
     this.dataMountPath = options.dataMountPath ?? '/data';
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId });
+    this.metrics = options.metrics;
   }
 
   /** Adopts what the runtime already runs (one full pass), then follows events and the interval. */
@@ -183,6 +188,7 @@ export class Reconciler {
   /** The engine or the database did not answer: keep the last known statuses, try again later. */
   private passFailed(error: unknown): void {
     this.passFailures++;
+    this.metrics?.countReconcileError();
     const delay = backoffDelay(this.passFailures);
     this.log.warn({ err: error, retryInMs: delay }, 'reconcile pass failed');
     if (this.stopped) return;
@@ -194,6 +200,7 @@ export class Reconciler {
     // List before reading rows: every container listed was created from a row committed earlier,
     // so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
+    const started = performance.now();
     const observed = await this.runtime.list();
     const entries = await this.loadRows(only);
     if (!only) await this.applyPolicies(entries);
@@ -213,6 +220,7 @@ export class Reconciler {
     };
     await forEachLimited(entries, PASS_CONCURRENCY, (entry) => this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], listedAt, context));
     if (!only) await this.removeOrphans(observed, new Set(entries.map((e) => e.row.id)));
+    this.metrics?.observeReconcile((performance.now() - started) / 1000);
   }
 
   private async loadRows(only: Set<string> | undefined): Promise<RowWithSpec[]> {
@@ -243,8 +251,10 @@ export class Reconciler {
 
     const create = this.creates.view(row.id, listedAt, now, containers.length > 0);
     const result = await reconcileSandbox({ ...entry, containers, create }, context);
+    this.observeArrival(row, result.status, now);
 
     if (result.retryableError) {
+      this.metrics?.countReconcileError();
       const attempts = (backoff?.attempts ?? 0) + 1;
       const delay = backoffDelay(attempts);
       this.log.warn({ sandboxId: row.id, err: result.retryableError, retryInMs: delay }, 'sandbox step failed; backing off');
@@ -259,6 +269,16 @@ export class Reconciler {
     } else {
       this.aliveChecks.delete(row.id);
     }
+  }
+
+  /**
+   * Start latency runs from the sandbox's creation, resume latency from the request to resume
+   * (the last write of the row before the reconciler saw it), both to the first RUNNING.
+   */
+  private observeArrival(row: SandboxRow, status: string, now: number): void {
+    if (status !== 'RUNNING' || row.status === 'RUNNING') return;
+    if (row.status === 'STARTING') this.metrics?.observeStart((now - row.createdAt.getTime()) / 1000);
+    if (row.status === 'PAUSED') this.metrics?.observeResume((now - row.updatedAt.getTime()) / 1000);
   }
 
   private startCreate(request: ContainerRequest): void {
