@@ -1,0 +1,29 @@
+export { closeTools, createDefaultTools, type DefaultToolsOptions } from './default-tools.js';
+export { createFileEditorTool, type FileEditorToolOptions } from './file-editor/file-editor-tool.js';
+export { createFinishTool } from './finish-tool.js';
+export { createTaskTrackerTool, type TaskTrackerToolOptions } from './task-tracker-tool.js';
+export {
+  createTerminalTool,
+  shellEnvironment,
+  TERMINAL_DEFAULTS,
+  type TerminalToolOptions,
+} from './terminal/terminal-tool.js';
+export { createThinkTool } from './think-tool.js';
+export type {
+  AnyTool,
+  FileEditorAction,
+  FileEditorObservation,
+  FinishAction,
+  FinishObservation,
+  ParsedArguments,
+  TaskTrackerAction,
+  TaskTrackerObservation,
+  TerminalAction,
+  TerminalObservation,
+  ThinkAction,
+  ThinkObservation,
+  Tool,
+  ToolAction,
+  ToolContext,
+  ToolObservation,
+} from './tool.js';

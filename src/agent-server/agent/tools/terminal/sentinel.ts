@@ -1,0 +1,89 @@
+/**
+ * How we know where a command's output ends without a terminal: after every command line the
+ * shell's PROMPT_COMMAND prints one sentinel line
+ *
+ *     \n<marker> <seq> <exit code> <last background pid> <working dir>\n
+ *
+ * The marker holds a random token, so output cannot fake it, and the shell's input never holds it
+ * whole (PROMPT_COMMAND prints it from two halves), so `set -v` or `set -x` echoes cannot fake it
+ * either. `seq` names the command line that set it: a sentinel from any other line (the shell's
+ * start, a Ctrl+C at an idle prompt, typed-ahead input the program never read) is stale, and its
+ * output belongs to no command.
+ */
+import { randomBytes } from 'node:crypto';
+
+const MARKER_PREFIX = '__OH_';
+
+export interface Sentinel {
+  seq: number;
+  exitCode: number;
+  /** `$!`: the pid of the last command started in the background, or -1. */
+  backgroundPid: number;
+  workingDir: string;
+}
+
+export interface Scan {
+  /** Text that is command output for sure. */
+  output: string;
+  /** The first complete sentinel, if one arrived. */
+  sentinel: Sentinel | null;
+  /** Text to scan again when more arrives (after the sentinel, or a sentinel's unfinished start). */
+  rest: string;
+}
+
+export function createMarker(): string {
+  return MARKER_PREFIX + randomBytes(8).toString('hex');
+}
+
+/**
+ * The first line sent to a new shell: stderr into the output pipe, no prompts, no history file,
+ * and the sentinel after each line.
+ */
+export function shellSetupLine(marker: string): string {
+  const token = marker.slice(MARKER_PREFIX.length);
+  const fields = `"$__oh_seq" "$__oh_rc" "\${!:--1}" "$PWD"`;
+  const printSentinel = `printf '\\n%s%s %s %s %s %s\\n' ${MARKER_PREFIX} ${token} ${fields}`;
+  const promptCommand = shellQuote(`__oh_rc=$?; ${printSentinel}`);
+  return `exec 2>&1; PS1= PS2= PS0= HISTFILE= ; __oh_seq=0; PROMPT_COMMAND=${promptCommand}\n`;
+}
+
+/**
+ * One input line that runs `command` as command line `seq`. `eval` of a quoted string makes any
+ * command, even a multi-line one or one with a syntax error, a single line for the shell: exactly
+ * one sentinel follows it, and a syntax error is just exit code 2.
+ */
+export function commandLine(seq: number, command: string): string {
+  return `__oh_seq=${seq}; eval ${shellQuote(command)}\n`;
+}
+
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+export function scanForSentinel(text: string, marker: string): Scan {
+  const needle = `\n${marker} `;
+  const at = text.indexOf(needle);
+  if (at === -1) {
+    const keep = partialNeedleLength(text, needle);
+    return { output: text.slice(0, text.length - keep), sentinel: null, rest: text.slice(text.length - keep) };
+  }
+  const end = text.indexOf('\n', at + needle.length);
+  if (end === -1) return { output: text.slice(0, at), sentinel: null, rest: text.slice(at) };
+  const sentinel = parseSentinelFields(text.slice(at + needle.length, end));
+  if (sentinel === null) return { output: text.slice(0, end), sentinel: null, rest: text.slice(end) };
+  return { output: text.slice(0, at), sentinel, rest: text.slice(end + 1) };
+}
+
+function parseSentinelFields(fields: string): Sentinel | null {
+  const m = /^(\d+) (-?\d+) (-?\d+) (.*)$/.exec(fields);
+  if (!m) return null;
+  return { seq: Number(m[1]), exitCode: Number(m[2]), backgroundPid: Number(m[3]), workingDir: m[4] ?? '' };
+}
+
+/** Length of the longest end of `text` that could be the start of `needle`. */
+function partialNeedleLength(text: string, needle: string): number {
+  for (let n = Math.min(needle.length - 1, text.length); n > 0; n--) {
+    if (needle.startsWith(text.slice(text.length - n))) return n;
+  }
+  return 0;
+}

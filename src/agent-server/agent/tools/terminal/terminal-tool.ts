@@ -1,0 +1,219 @@
+/**
+ * The `terminal` tool: a persistent bash session in the workspace. The shell starts with the first
+ * command (a conversation that never uses it costs no process) and again after it exits or a reset.
+ */
+import os from 'node:os';
+import { TerminalActionSchema, TerminalToolSchema } from '../../../../events/index.js';
+import { createSerialQueue } from '../serial-queue.js';
+import {
+  actionParameters,
+  parseActionArguments,
+  type TerminalAction,
+  type TerminalObservation,
+  type Tool,
+  type ToolContext,
+} from '../tool.js';
+import { BashSession } from './bash-session.js';
+import {
+  abortedObservation,
+  completedObservation,
+  exitedObservation,
+  resetNote,
+  resetObservation,
+  stillRunningObservation,
+  terminalErrorObservation,
+  timeoutObservation,
+  withLeadingNote,
+  type ShellFacts,
+} from './observations.js';
+
+export interface TerminalToolOptions {
+  /** Where the shell starts, and starts again after a reset. */
+  workspaceDir: string;
+  /** Seconds an action waits for its command before reporting (the command keeps running). */
+  defaultTimeoutSeconds?: number;
+  /** Most characters of output in one observation; the middle of longer output is cut. */
+  outputLimit?: number;
+  /** The shell's environment; by default ours without the session API keys (see shellEnvironment). */
+  env?: Record<string, string | undefined>;
+}
+
+export const TERMINAL_DEFAULTS = { defaultTimeoutSeconds: 30, outputLimit: 30_000 } as const;
+
+const describe = (defaultTimeoutSeconds: number) => `Run a bash command in a persistent shell session in the workspace.
+
+* The session persists: the working directory, environment variables and shell functions carry over from one command to the next.
+* One command at a time. Chain commands with \`&&\` or \`;\`; multi-line commands and heredocs work.
+* stdout and stderr are both returned, in order. Very long output is cut in the middle; redirect it to a file and read it in parts.
+* Each call waits at most \`timeout\` seconds (default ${defaultTimeoutSeconds}). A command still running after that keeps running, and you get its output so far with exit code -1. Then, with \`is_input\` set to true: send an empty command to wait for more output, send text to answer the program (e.g. a prompt), or send \`C-c\` to interrupt it. Set a larger \`timeout\` for long builds or tests.
+* Run servers and other long-lived programs in the background with their output in a file, e.g. \`python3 app.py > server.log 2>&1 &\`.
+* There is no TTY: interactive full-screen programs do not work, and of the control keys only \`C-c\` does.
+* Set \`reset\` to true to start a new shell if this one stops responding; its state and running programs are lost.`;
+
+export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalAction, TerminalObservation> {
+  const { workspaceDir } = options;
+  const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? TERMINAL_DEFAULTS.defaultTimeoutSeconds;
+  const outputLimit = options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit;
+  const env = options.env ?? shellEnvironment(process.env);
+  const description = describe(defaultTimeoutSeconds);
+  const identity = { hostname: os.hostname(), username: currentUsername() };
+  const serially = createSerialQueue();
+  let session: BashSession | null = null;
+  let workingDir = workspaceDir;
+
+  const facts = (): ShellFacts => ({ workingDir, ...identity });
+
+  async function currentSession(): Promise<BashSession> {
+    if (session === null || session.hasExited) {
+      await session?.close();
+      session = await BashSession.start({ cwd: workspaceDir, env, outputLimit });
+      workingDir = workspaceDir;
+    }
+    return session;
+  }
+
+  async function closeSession(): Promise<void> {
+    const closing = session;
+    session = null;
+    await closing?.close();
+  }
+
+  async function report(
+    shell: BashSession,
+    action: TerminalAction,
+    ctx: ToolContext,
+    how: { continued: boolean; interrupted?: boolean; inputDropped?: boolean },
+  ): Promise<TerminalObservation> {
+    const timeoutSeconds = action.timeout ?? defaultTimeoutSeconds;
+    const outcome = await shell.wait({ timeoutMs: timeoutSeconds * 1000, signal: ctx.signal });
+    const base = { command: action.command, output: outcome.output, continued: how.continued };
+    switch (outcome.kind) {
+      case 'completed':
+        workingDir = outcome.result.workingDir;
+        return completedObservation({
+          ...base,
+          exitCode: outcome.result.exitCode,
+          backgroundPid: outcome.result.backgroundPid,
+          facts: facts(),
+          interrupted: how.interrupted ?? false,
+          inputDropped: how.inputDropped ?? false,
+        });
+      case 'timeout':
+        return timeoutObservation({ ...base, timeoutSeconds, facts: facts() });
+      case 'aborted':
+        return abortedObservation({ ...base, facts: facts() });
+      case 'exited':
+        workingDir = workspaceDir;
+        return exitedObservation({ ...base, exitCode: outcome.exitCode, facts: facts() });
+    }
+  }
+
+  async function run(action: TerminalAction, ctx: ToolContext): Promise<TerminalObservation> {
+    const { command } = action;
+    const fail = (message: string) => terminalErrorObservation(command, message);
+    if (action.reset && action.is_input) {
+      return fail('reset=true cannot be combined with is_input=true: a reset kills the running program.');
+    }
+    if (ctx.signal?.aborted) return fail('The command was not run: the run was stopped.');
+    if (action.reset) {
+      await closeSession();
+      if (command.trim() === '') return resetObservation(command, workspaceDir);
+      const observation = await run({ ...action, reset: false }, ctx);
+      return withLeadingNote(observation, resetNote(workspaceDir), command);
+    }
+
+    let shell: BashSession;
+    try {
+      shell = await currentSession();
+    } catch (error) {
+      return fail(`Could not start bash in ${workspaceDir}: ${(error as Error).message}`);
+    }
+    const key = controlKey(command);
+    if (action.is_input || key !== null || command.trim() === '') {
+      if (!shell.hasUnreportedCommand) {
+        return fail('No command is running: there is no output to wait for and no program to send input to.');
+      }
+      if (key !== null && key !== 'c') {
+        return fail(
+          `${command} cannot be sent: the terminal is connected through pipes, not a TTY, so C-c is ` +
+            'the only control key that works. Send C-c to interrupt the program, or reset the terminal.',
+        );
+      }
+      // A command that finished since the last report gets no input: its end is reported instead.
+      const deliver = shell.isRunning && command !== '';
+      if (deliver && key === 'c') shell.interrupt();
+      else if (deliver) shell.sendInput(`${command}\n`);
+      return report(shell, action, ctx, {
+        continued: true,
+        interrupted: deliver && key === 'c',
+        inputDropped: !deliver && command !== '',
+      });
+    }
+    if (shell.isRunning) {
+      return stillRunningObservation({ command, output: shell.takeOutput(), continued: true, facts: facts() });
+    }
+    shell.run(command);
+    return report(shell, action, ctx, { continued: false });
+  }
+
+  return {
+    name: 'terminal',
+    description,
+    parameters: actionParameters(TerminalActionSchema, {
+      command:
+        'The bash command to run. With is_input=true: text for the running program, an empty string to ' +
+        'wait for more output, or `C-c` to interrupt it.',
+      is_input: 'If true, `command` goes to the running program instead of starting a new command.',
+      timeout:
+        `Seconds to wait for the command before reporting its output so far (default ${defaultTimeoutSeconds}). ` +
+        'The command keeps running after that.',
+      reset: 'If true, kill this shell and start a new one (then run `command`, if any).',
+    }),
+    actionKind: 'TerminalAction',
+    observationKind: 'TerminalObservation',
+    definition: TerminalToolSchema.parse({
+      kind: 'TerminalTool',
+      title: 'terminal',
+      description,
+      action_type: 'TerminalAction',
+      observation_type: 'TerminalObservation',
+      annotations: {
+        title: 'terminal',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    }),
+    parseArguments: (args) => parseActionArguments('terminal', TerminalActionSchema, args),
+    execute: (action, ctx = {}) => serially(() => run(action, ctx)),
+    close: () => serially(closeSession),
+  };
+}
+
+/**
+ * The environment the agent's shell gets: ours, minus the keys that guard this agent-server (code
+ * the agent runs must not read them), and with settings for a shell that has no terminal.
+ */
+export function shellEnvironment(base: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...base, TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' };
+  for (const name of Object.keys(env)) {
+    if (name === 'SESSION_API_KEY' || /^OH_SESSION_API_KEYS_\d+$/.test(name)) delete env[name];
+  }
+  return env;
+}
+
+/** The letter of a control key such as `C-c`, lower-cased, or null for ordinary text. */
+function controlKey(command: string): string | null {
+  const m = /^C-([a-z])$/i.exec(command.trim());
+  return m?.[1]?.toLowerCase() ?? null;
+}
+
+function currentUsername(): string | null {
+  try {
+    return os.userInfo().username;
+  } catch {
+    // A uid without a passwd entry, common in containers.
+    return null;
+  }
+}
