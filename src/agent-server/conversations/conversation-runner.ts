@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import type { Event, JsonValue } from '../../events/index.js';
+import type { Event, JsonValue, TaskItem } from '../../events/index.js';
 
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
 import { createLlmClient, type LlmConfig } from '../agent/llm/index.js';
@@ -23,7 +23,7 @@ export async function createConversationRunner(
     conversationId: metadata.id,
     log,
     llm: createLlmClient(llmConfigOf(metadata)),
-    tools: createDefaultTools({ workspaceDir }),
+    tools: createDefaultTools({ workspaceDir, taskTracker: { initialTasks: await lastTaskList(log) } }),
     maxIterations: metadata.max_iterations,
     confirmationPolicy: metadata.confirmation_policy,
     logCompletions: metadata.agent.llm.log_completions === true,
@@ -51,4 +51,24 @@ function condenserOf(condenser: unknown): CondenserOptions | null {
   const { max_size: maxEvents, keep_first: keepFirst } = condenser as { max_size?: unknown; keep_first?: unknown };
   if (typeof maxEvents !== 'number') return null;
   return { maxEvents, keepFirst: typeof keepFirst === 'number' ? keepFirst : 4 };
+}
+
+/** How many recent observations are searched for the last plan; older plans are stale anyway. */
+const TASK_LIST_SEARCH_PAGES = 10;
+
+/**
+ * The task list the agent last planned, so a conversation reopened after a restart keeps its plan:
+ * the newest task_tracker observation among the recent ones, walking newest first.
+ */
+async function lastTaskList(log: EventLog<Event>): Promise<TaskItem[] | undefined> {
+  let pageId: string | undefined;
+  for (let page = 0; page < TASK_LIST_SEARCH_PAGES; page++) {
+    const found = await log.search({ kind: 'ObservationEvent', sortOrder: 'TIMESTAMP_DESC', limit: 100, pageId });
+    for (const event of found.items) {
+      if (event.kind === 'ObservationEvent' && event.observation.kind === 'TaskTrackerObservation') return event.observation.task_list;
+    }
+    pageId = found.nextPageId ?? undefined;
+    if (!pageId) return undefined;
+  }
+  return undefined;
 }

@@ -115,4 +115,24 @@ describe('running the agent over HTTP', () => {
     expect(error.detail).not.toContain('sk-test');
     expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(1);
   });
+
+  it('keeps the agent plan across a restart of the agent-server', async () => {
+    const plan = [{ title: 'Write tests', notes: '', status: 'in_progress' }];
+    const created = await conversationWith(
+      [
+        toolCalls([{ name: 'task_tracker', arguments: { command: 'plan', task_list: plan } }]),
+        toolCalls([{ name: 'finish', arguments: { message: 'planned' } }]),
+        toolCalls([{ name: 'task_tracker', arguments: { command: 'view' } }]),
+        toolCalls([{ name: 'finish', arguments: { message: 'viewed' } }]),
+      ],
+      { initial_message: { ...textMessage('Plan it'), run: true } },
+    );
+    await statusBecomes(created.id, 'finished');
+    server = await server.reopen();
+    await server.call('POST', `/api/conversations/${created.id}/events`, { json: { ...textMessage('Show the plan'), run: true } });
+    await vi.waitFor(async () => expect(await events(created.id, '&kind=ObservationEvent')).toHaveLength(4), { timeout: 15_000 });
+    const observations = (await events(created.id, '&kind=ObservationEvent')).filter((e) => e.observation.kind === 'TaskTrackerObservation');
+    expect(observations.map((e) => e.observation.command)).toEqual(['plan', 'view']);
+    expect(observations[1].observation.task_list).toEqual(plan);
+  });
 });
