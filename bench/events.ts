@@ -1,0 +1,349 @@
+/**
+ * The event store: durable append throughput, then search latency over 100k and 1M events, each
+ * beside a naive baseline measured in the same run. The baseline does what the reference
+ * implementation does per request: read and JSON.parse every stored event, then filter, sort and
+ * slice. (It keeps only positions and timestamps of matches and parses the page again at the end,
+ * so 1M parsed events need not fit in the heap; parsing everything is what it pays for.)
+ */
+import { randomUUID } from 'node:crypto';
+import { open, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEventLog, type EventQuery, type StoredEvent } from '../src/agent-server/store/index.js';
+import { timestampMillis } from '../src/events/timestamp.js';
+import { formatMs, formatRatio, measure, memoryAfterGc, printTable, type Latencies } from './measure.js';
+
+const SIZES = [100_000, 1_000_000];
+const SEARCH_RUNS = 200;
+const NAIVE_RUNS: Record<number, number> = { 100_000: 3, 1_000_000: 1 };
+const START_MS = Date.UTC(2025, 0, 1);
+const COMMON_WORD = 'test';
+const RARE_WORD = 'kubernetes';
+
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-events-'));
+  try {
+    await benchAppends(dir);
+    for (const size of SIZES) await benchSearch(dir, size);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Realistic events: a seeded mix of messages, tool actions, their observations and state updates.
+
+const WORDS = (
+  'the a to of and in is it for on with file test build error function run fix update add remove ' +
+  'check config server client request response value type module import export return async await ' +
+  'string number array object path directory command output exit code install package version'
+).split(' ');
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** MessageEvent text as the agent-server extracts it: the text parts of the message and extended content. */
+function searchableText(event: StoredEvent): string | null {
+  if (event.kind !== 'MessageEvent') return null;
+  const parts = [...((event.llm_message as { content: { text?: string }[] }).content ?? []), ...((event.extended_content as { text?: string }[]) ?? [])];
+  return parts.map((part) => part.text ?? '').join('\n');
+}
+
+function eventFactory(seed: number) {
+  const random = seededRandom(seed);
+  let clock = START_MS;
+  let messages = 0;
+  const words = (count: number) => Array.from({ length: count }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+  const envelope = (kind: string, source: string) => {
+    clock += Math.floor(random() * 3000);
+    return { id: randomUUID(), kind, source, timestamp: new Date(clock).toISOString() };
+  };
+  return (): StoredEvent => {
+    const roll = random();
+    if (roll < 0.15) {
+      const fromUser = roll < 0.05;
+      const rare = ++messages % 5000 === 0 ? ` ${RARE_WORD}` : '';
+      return {
+        ...envelope('MessageEvent', fromUser ? 'user' : 'agent'),
+        llm_message: { role: fromUser ? 'user' : 'assistant', content: [{ type: 'text', text: words(10 + Math.floor(random() * 40)) + rare, cache_prompt: false }] },
+        llm_response_id: fromUser ? null : randomUUID(),
+        activated_skills: [],
+        extended_content: [],
+        sender: null,
+        critic_result: null,
+      };
+    }
+    if (roll < 0.5) {
+      const command = `npm ${words(2)}`;
+      const callId = `call_${randomUUID()}`;
+      return {
+        ...envelope('ActionEvent', 'agent'),
+        thought: [{ type: 'text', text: words(15), cache_prompt: false }],
+        reasoning_content: null,
+        thinking_blocks: [],
+        action: { kind: 'TerminalAction', command, is_input: false, timeout: null, reset: false },
+        tool_name: 'terminal',
+        tool_call_id: callId,
+        tool_call: { id: callId, name: 'terminal', arguments: JSON.stringify({ command }), origin: 'completion' },
+        llm_response_id: randomUUID(),
+        security_risk: 'LOW',
+        summary: words(8),
+      };
+    }
+    if (roll < 0.85) {
+      return {
+        ...envelope('ObservationEvent', 'environment'),
+        tool_name: 'terminal',
+        tool_call_id: `call_${randomUUID()}`,
+        observation: {
+          kind: 'TerminalObservation',
+          command: `npm ${words(2)}`,
+          content: [{ type: 'text', text: words(30 + Math.floor(random() * 60)), cache_prompt: false }],
+          exit_code: 0,
+          is_error: false,
+          timeout: false,
+          metadata: { exit_code: 0, pid: -1, working_dir: '/workspace/project', py_interpreter_path: null },
+        },
+        action_id: randomUUID(),
+      };
+    }
+    return { ...envelope('ConversationStateUpdateEvent', 'environment'), key: 'execution_status', value: random() < 0.5 ? 'running' : 'idle' };
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Appends: acknowledged only once fsynced, ours (group commit) against one write + fsync per event.
+
+async function naiveAppend(file: string, event: StoredEvent): Promise<void> {
+  const handle = await open(file, 'a');
+  try {
+    await handle.write(`${JSON.stringify(event)}\n`);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function eventsPerSecond(count: number, work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return (count * 1000) / (performance.now() - started);
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+interface AppendWorkload {
+  name: string;
+  events: number;
+  ours: () => Promise<unknown>;
+  naive?: () => Promise<unknown>;
+}
+
+/** Rounds per workload, ours and naive alternating, so a burst of disk noise does not pick the winner. */
+const APPEND_ROUNDS = 3;
+
+async function benchAppends(dir: string): Promise<void> {
+  const next = eventFactory(1);
+  const log = await openEventLog(join(dir, 'appends.ndjson'), { searchableText });
+  let fsyncs = 0;
+  log.onAppend(() => fsyncs++);
+  const naiveFile = join(dir, 'appends-naive.ndjson');
+  const inSequence = (count: number, append: (event: StoredEvent) => Promise<void>) => async () => {
+    for (let i = 0; i < count; i++) await append(next());
+  };
+  const concurrently = (writers: number, each: number, append: (event: StoredEvent) => Promise<void>) => () =>
+    Promise.all(Array.from({ length: writers }, inSequence(each, append)));
+  const ours = (event: StoredEvent) => log.append([event]);
+  const naive = (event: StoredEvent) => naiveAppend(naiveFile, event);
+
+  const workloads: AppendWorkload[] = [
+    { name: '300 single appends, one after another', events: 300, ours: inSequence(300, ours), naive: inSequence(300, naive) },
+    { name: '32 concurrent writers x 20 single appends', events: 640, ours: concurrently(32, 20, ours), naive: concurrently(32, 20, naive) },
+    {
+      name: '30 batches of 100, one after another',
+      events: 3000,
+      ours: async () => {
+        for (let i = 0; i < 30; i++) await log.append(Array.from({ length: 100 }, next));
+      },
+    },
+  ];
+  const rows: string[][] = [];
+  for (const workload of workloads) {
+    const oursRates: number[] = [];
+    const naiveRates: number[] = [];
+    const fsyncsBefore = fsyncs;
+    for (let round = 0; round < APPEND_ROUNDS; round++) {
+      oursRates.push(await eventsPerSecond(workload.events, workload.ours));
+      if (workload.naive) naiveRates.push(await eventsPerSecond(workload.events, workload.naive));
+    }
+    const perFsync = (workload.events * APPEND_ROUNDS) / (fsyncs - fsyncsBefore);
+    const [oursRate, naiveRate] = [median(oursRates), workload.naive ? median(naiveRates) : undefined];
+    rows.push([
+      workload.name,
+      Math.round(oursRate).toLocaleString('en-US'),
+      perFsync.toFixed(1),
+      naiveRate === undefined ? '-' : Math.round(naiveRate).toLocaleString('en-US'),
+      naiveRate === undefined ? '-' : formatRatio(oursRate / naiveRate),
+    ]);
+  }
+  await log.close();
+  console.log(
+    '\nDurable appends (acknowledged after write + fdatasync), median of ' +
+      `${APPEND_ROUNDS} alternating rounds; naive = open, write, fdatasync, close per event`,
+  );
+  printTable(['workload', 'ours events/s', 'events per fsync', 'naive events/s', 'ratio'], rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search: ours through the index against the naive full parse, over the same file.
+
+interface BuiltLog {
+  file: string;
+  bytes: number;
+  /** Every 1000th id, for deep page ids. */
+  sampleIds: string[];
+  lastMs: number;
+}
+
+/** Writes `count` events as NDJSON directly (setup, not measured). */
+async function buildLogFile(dir: string, count: number): Promise<BuiltLog> {
+  const file = join(dir, `events-${count}.ndjson`);
+  const next = eventFactory(count);
+  const handle = await open(file, 'w');
+  const sampleIds: string[] = [];
+  let bytes = 0;
+  let lastMs = START_MS;
+  try {
+    for (let written = 0; written < count; ) {
+      const lines: string[] = [];
+      for (const stop = Math.min(count, written + 10_000); written < stop; written++) {
+        const event = next();
+        if (written % 1000 === 0) sampleIds.push(event.id);
+        lastMs = timestampMillis(event.timestamp);
+        lines.push(JSON.stringify(event));
+      }
+      const chunk = Buffer.from(`${lines.join('\n')}\n`);
+      await handle.write(chunk);
+      bytes += chunk.length;
+    }
+  } finally {
+    await handle.close();
+  }
+  return { file, bytes, sampleIds, lastMs };
+}
+
+interface NamedQuery {
+  name: string;
+  query: (run: number) => EventQuery;
+}
+
+function queriesFor(built: BuiltLog): NamedQuery[] {
+  const random = seededRandom(99);
+  const spanMs = built.lastMs - START_MS;
+  const middleIds = built.sampleIds.slice(built.sampleIds.length / 4, (built.sampleIds.length * 3) / 4);
+  const page = { limit: 100 } as const;
+  return [
+    { name: 'unfiltered, first page', query: () => ({ ...page, sortOrder: 'TIMESTAMP' }) },
+    { name: 'kind=MessageEvent', query: () => ({ ...page, sortOrder: 'TIMESTAMP', kind: 'MessageEvent' }) },
+    { name: 'source=user', query: () => ({ ...page, sortOrder: 'TIMESTAMP', source: 'user' }) },
+    { name: `body="${COMMON_WORD}" (common)`, query: () => ({ ...page, sortOrder: 'TIMESTAMP', body: COMMON_WORD.toUpperCase() }) },
+    { name: `body="${RARE_WORD}" (rare)`, query: () => ({ ...page, sortOrder: 'TIMESTAMP', body: RARE_WORD }) },
+    {
+      name: 'random 1-hour range',
+      query: () => {
+        const from = START_MS + Math.floor(random() * (spanMs - 3_600_000));
+        return { ...page, sortOrder: 'TIMESTAMP', timestampGte: from, timestampLt: from + 3_600_000 };
+      },
+    },
+    { name: 'TIMESTAMP_DESC, first page', query: () => ({ ...page, sortOrder: 'TIMESTAMP_DESC' }) },
+    {
+      name: 'deep page (random page_id)',
+      query: (run) => ({ ...page, sortOrder: run % 2 === 0 ? 'TIMESTAMP' : 'TIMESTAMP_DESC', pageId: middleIds[Math.floor(random() * middleIds.length)] }),
+    },
+  ];
+}
+
+/** The reference approach: parse every line of the file, filter, sort by (timestamp, position), slice. */
+async function naiveSearch(file: string, query: EventQuery): Promise<{ items: StoredEvent[]; nextPageId: string | null }> {
+  const bytes = await readFile(file);
+  const body = query.body?.toLowerCase();
+  const matches: { ms: number; position: number; start: number; end: number; id: string }[] = [];
+  for (let start = 0, position = 0; start < bytes.length; position++) {
+    const end = bytes.indexOf(0x0a, start);
+    const event = JSON.parse(bytes.toString('utf8', start, end)) as StoredEvent;
+    const ms = timestampMillis(event.timestamp);
+    const text = body === undefined ? null : searchableText(event);
+    const keep =
+      (query.kind === undefined || event.kind === query.kind) &&
+      (query.source === undefined || event.source === query.source) &&
+      (query.timestampGte === undefined || ms >= query.timestampGte) &&
+      (query.timestampLt === undefined || ms < query.timestampLt) &&
+      (body === undefined || (text !== null && text.toLowerCase().includes(body)));
+    if (keep) matches.push({ ms, position, start, end, id: event.id });
+    start = end + 1;
+  }
+  matches.sort((a, b) => a.ms - b.ms || a.position - b.position);
+  if (query.sortOrder === 'TIMESTAMP_DESC') matches.reverse();
+  const first = query.pageId === undefined ? 0 : matches.findIndex((match) => match.id === query.pageId);
+  const pageMatches = matches.slice(first, first + query.limit);
+  return {
+    items: pageMatches.map((match) => JSON.parse(bytes.toString('utf8', match.start, match.end)) as StoredEvent),
+    nextPageId: matches[first + query.limit]?.id ?? null,
+  };
+}
+
+async function benchSearch(dir: string, size: number): Promise<void> {
+  const built = await buildLogFile(dir, size);
+  const before = memoryAfterGc();
+  const loadStarted = performance.now();
+  // No cache: every page is read from the file, as a cold query would be.
+  const log = await openEventLog(built.file, { searchableText, cacheSize: 0 });
+  const loadMs = performance.now() - loadStarted;
+  const after = memoryAfterGc();
+
+  console.log(`\nSearch over ${size.toLocaleString('en-US')} events (${(built.bytes / 1e6).toFixed(0)} MB of NDJSON), limit 100, no event cache`);
+  console.log(
+    `open + load: ${formatMs(loadMs)} (${((built.bytes / 1e6) / (loadMs / 1000)).toFixed(0)} MB/s); ` +
+      `after load RSS ${after.rss} MB (+${(after.rss - before.rss).toFixed(1)}), heap ${after.heapUsed} MB (+${(after.heapUsed - before.heapUsed).toFixed(1)}), ` +
+      `array buffers ${after.arrayBuffers} MB (+${(after.arrayBuffers - before.arrayBuffers).toFixed(1)})`,
+  );
+
+  const rows: string[][] = [];
+  for (const { name, query } of queriesFor(built)) {
+    const sample = query(0);
+    let naiveAnswer: unknown;
+    const naive = await measure(NAIVE_RUNS[size]!, async (run) => {
+      const answer = await naiveSearch(built.file, run === 0 ? sample : query(run));
+      if (run === 0) naiveAnswer = answer;
+    });
+    // A benchmark of wrong answers is worthless: both must return the same page.
+    if (JSON.stringify(await log.search(sample)) !== JSON.stringify(naiveAnswer)) throw new Error(`"${name}": the index and the naive search disagree`);
+    const ours = await measure(SEARCH_RUNS, (run) => log.search(query(run)));
+    rows.push(row(name, ours, naive, log.count(sample)));
+  }
+  printTable(['query', 'matches (one run)', 'ours p50', 'ours p99', 'naive p50', 'naive p99', 'naive runs', 'speed-up p50'], rows);
+  await log.close();
+}
+
+function row(name: string, ours: Latencies, naive: Latencies, matches: number): string[] {
+  return [
+    name,
+    matches.toLocaleString('en-US'),
+    formatMs(ours.p50),
+    formatMs(ours.p99),
+    formatMs(naive.p50),
+    formatMs(naive.p99),
+    String(naive.runs),
+    formatRatio(naive.p50 / ours.p50),
+  ];
+}

@@ -1,0 +1,46 @@
+/** Small helpers the benchmarks share: timing, percentiles, memory and table output. */
+
+export interface Latencies {
+  p50: number;
+  p99: number;
+  runs: number;
+}
+
+/** Runs `fn` `runs` times, one after the other, and returns its latency percentiles in ms. */
+export async function measure(runs: number, fn: (run: number) => Promise<unknown> | unknown): Promise<Latencies> {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    await fn(run);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { p50: at(0.5), p99: at(0.99), runs };
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 100) return `${ms.toFixed(0)} ms`;
+  if (ms >= 1) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(3)} ms`;
+}
+
+export function formatRatio(ratio: number): string {
+  return `${ratio >= 100 ? Math.round(ratio).toLocaleString('en-US') : ratio.toFixed(1)}x`;
+}
+
+/** Forces two full collections (needs `node --expose-gc`), then reads memory in MB. */
+export function memoryAfterGc(): { rss: number; heapUsed: number; arrayBuffers: number } {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+  return { rss: mb(rss), heapUsed: mb(heapUsed), arrayBuffers: mb(arrayBuffers) };
+}
+
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  console.log(line(header));
+  for (const row of rows) console.log(line(row));
+}

@@ -1,0 +1,23 @@
+/**
+ * `npm run bench [-- name ...]`: runs the named benchmarks (all of them by default), one after the
+ * other in this process. Benchmarks print; they never fail on a timing.
+ */
+const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  events: () => import('./events.js'),
+  api: () => import('./api.js'),
+  // Needs the Docker engine, the base image and `npm run build`.
+  lifecycle: () => import('./lifecycle.js'),
+};
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
+for (const name of requested.length > 0 ? requested : Object.keys(BENCHES)) {
+  console.log(`\n=== ${name} ===`);
+  const started = performance.now();
+  await (await BENCHES[name]!()).run();
+  console.log(`(${name}: ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}
