@@ -7,8 +7,10 @@ import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/
 import { requestLogger } from '../http/request-log/index.js';
 import { isValidSessionKey, requireSessionKey } from './auth.js';
 import { ConversationService } from './conversations/service.js';
+import { registerBashRoutes } from './routes/bash/index.js';
 import { registerConversationRoutes } from './routes/conversations/index.js';
 import { registerEventRoutes } from './routes/events/index.js';
+import { registerFileRoutes } from './routes/files/index.js';
 import { registerServerDetails } from './routes/server-details.js';
 import { registerEventSocket } from './stream/index.js';
 
@@ -16,6 +18,8 @@ export interface AgentServerOptions {
   dataDir: string;
   /** Accepted session API keys; empty turns authentication off. */
   sessionKeys: readonly string[];
+  /** Where /api/bash commands run by default; the process's working directory when absent. */
+  workspaceDir?: string;
 }
 
 export interface AgentServer {
@@ -41,6 +45,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
   registerConversationRoutes(app, conversations);
   registerEventRoutes(app, conversations);
+  registerBashRoutes(app, { workspaceDir: options.workspaceDir ?? process.cwd() });
+  registerFileRoutes(app);
   registerEventSocket(app, {
     upgradeWebSocket,
     source: conversations,

@@ -1,0 +1,31 @@
+import { ApiError, ForbiddenError, NotFoundError, validationError } from '../../../http/errors.js';
+
+/**
+ * What a failed file system call means to the caller: the answers OpenHands gives (404 "File not
+ * found") for a missing file, 422 on `path` for a path that cannot name a file, 403 when the
+ * agent-server may not touch it. Anything else is not the caller's fault and stays a 500.
+ */
+export function fileSystemError(error: unknown): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return new NotFoundError('File not found');
+    case 'EISDIR':
+      return pathIsDirectoryError();
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return pathError('A parent of the path is not a directory');
+    case 'EACCES':
+    case 'EPERM':
+      return new ForbiddenError('Permission denied');
+    default:
+      return error;
+  }
+}
+
+export function pathIsDirectoryError(): ApiError {
+  return pathError('Path is a directory');
+}
+
+function pathError(msg: string): ApiError {
+  return validationError(['query', 'path'], msg);
+}

@@ -1,0 +1,105 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BashOutputSchema, OUTPUT_LIMIT_CHARS, registerBashRoutes } from '../../../src/agent-server/routes/bash/index.js';
+import { createApiApp } from '../../../src/http/app.js';
+import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+
+let workspaceDir: string;
+const app = createApiApp();
+
+beforeAll(async () => {
+  workspaceDir = join(await makeTempDir(), 'workspace');
+  registerBashRoutes(app, { workspaceDir });
+});
+afterAll(() => removeDir(join(workspaceDir, '..')));
+
+async function execute(body: unknown, contentType = 'application/json') {
+  const response = await app.request('/api/bash/execute_bash_command', {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** Running or sleeping: neither gone nor a zombie waiting for init to reap it. */
+async function isAlive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && !/^\d+ \(.*\) [ZX]/.test(stat);
+}
+
+/** A SIGKILLed process takes a moment to die; ask a bounded number of times. */
+async function diesSoon(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    if (!(await isAlive(pid))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+describe('POST /api/bash/execute_bash_command', () => {
+  it('answers a BashOutput with stdout and stderr apart and the exit code', async () => {
+    const { status, body } = await execute({ command: 'echo out; echo err >&2; exit 3' });
+    expect(status).toBe(200);
+    expect(BashOutputSchema.parse(body)).toEqual(body);
+    expect(body).toMatchObject({ kind: 'BashOutput', order: 0, exit_code: 3, stdout: 'out\n', stderr: 'err\n' });
+    expect(body.command_id).toEqual(expect.any(String));
+  });
+
+  it('runs in the workspace (created on first use), or in cwd resolved against it', async () => {
+    expect((await execute({ command: 'pwd' })).body.stdout).toBe(`${workspaceDir}\n`);
+    await mkdir(join(workspaceDir, 'sub'));
+    expect((await execute({ command: 'pwd', cwd: 'sub' })).body.stdout).toBe(`${join(workspaceDir, 'sub')}\n`);
+    expect((await execute({ command: 'pwd', cwd: '/' })).body.stdout).toBe('/\n');
+  });
+
+  it('gives each command a fresh shell: nothing carries over', async () => {
+    await execute({ command: 'cd /; export CARRIED=yes' });
+    expect((await execute({ command: 'echo "$PWD ${CARRIED:-no}"' })).body.stdout).toBe(`${workspaceDir} no\n`);
+  });
+
+  it('reports a command ended by a signal as 128 + the signal number', async () => {
+    expect((await execute({ command: 'kill -TERM $$' })).body.exit_code).toBe(143);
+  });
+
+  it('kills the command and what it started at the timeout, with exit code -1', async () => {
+    const pidFile = join(workspaceDir, 'child.pid');
+    const { status, body } = await execute({ command: `sleep 60 & echo $! > ${pidFile}; echo started; wait`, timeout: 1 });
+    expect(status).toBe(200);
+    expect(body.exit_code).toBe(-1);
+    expect(body.stdout).toBe('started\n');
+    expect(body.stderr).toContain('timed out after 1 seconds');
+    const childPid = Number(await readFile(pidFile, 'utf8'));
+    expect(await diesSoon(childPid)).toBe(true);
+  });
+
+  it('answers once the command exits even when a background process holds its output open', async () => {
+    const { body } = await execute({ command: 'sleep 60 & echo $!' });
+    expect(body.exit_code).toBe(0);
+    const pid = Number(body.stdout);
+    expect(await isAlive(pid)).toBe(true);
+    process.kill(pid, 'SIGKILL');
+  });
+
+  it('keeps the head and tail of output past the limit', async () => {
+    const { body } = await execute({ command: `head -c ${OUTPUT_LIMIT_CHARS + 5000} /dev/zero | tr '\\0' a; echo END` });
+    expect(body.exit_code).toBe(0);
+    const stdout: string = body.stdout;
+    expect(stdout.length).toBeLessThan(OUTPUT_LIMIT_CHARS + 500);
+    // Compared piecewise: a failing match on a megabyte string would flood the report.
+    expect(stdout.startsWith('a'.repeat(OUTPUT_LIMIT_CHARS / 2))).toBe(true);
+    expect(/\n\[\.\.\. (\d+) characters of output omitted here\./.exec(stdout)?.[1]).toBe('5004');
+    expect(stdout.endsWith('aaaaEND\n')).toBe(true);
+  });
+
+  it('rejects bad requests with 422 HTTPValidationError', async () => {
+    expect(await execute({})).toEqual({ status: 422, body: { detail: [{ loc: ['body', 'command'], msg: 'Field required', type: 'missing' }] } });
+    expect((await execute({ command: 'true', timeout: 0 })).body.detail[0].loc).toEqual(['body', 'timeout']);
+    expect(await execute({ command: 'true', cwd: '/no/such/dir' })).toEqual({
+      status: 422,
+      body: { detail: [{ loc: ['body', 'cwd'], msg: 'No such directory: /no/such/dir', type: 'value_error' }] },
+    });
+    expect((await execute('command=true', 'application/x-www-form-urlencoded')).body.detail[0].loc).toEqual(['body']);
+  });
+});
