@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
@@ -7,6 +9,8 @@ import { buildE2eImage, type E2eControlPlane, startE2eControlPlane } from './har
 
 const docker = await connectDocker();
 const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
+const SANDBOX_LLM_PORT = 18080;
+const FIXTURES = join(import.meta.dirname, 'fixtures');
 
 /** The whole system on the real engine: control plane, real agent-server image, HTTP and WebSocket. */
 describe.runIf(docker)('control plane on Docker, end to end', () => {
@@ -15,7 +19,9 @@ describe.runIf(docker)('control plane on Docker, end to end', () => {
 
   beforeAll(async () => {
     await buildE2eImage();
-    cp = await startE2eControlPlane({ LLM_MODEL: 'openai/scripted', LLM_BASE_URL: 'http://127.0.0.1:9/v1' });
+    // The LLM the agents call is a scripted one that a test starts inside the sandbox itself, so the
+    // agent's traffic stays on the container's loopback.
+    cp = await startE2eControlPlane({ LLM_MODEL: 'openai/scripted', LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1` });
   }, 180_000);
   afterAll(async () => {
     await cp?.close();
@@ -84,5 +90,54 @@ describe.runIf(docker)('control plane on Docker, end to end', () => {
     const afterPause = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`);
     expect(afterPause.status).toBe(200);
     expect(afterPause.body.items).toHaveLength(2);
+  });
+
+  it('runs the agent loop inside the sandbox: real commands in its terminal, real files from its editor', async () => {
+    const sandbox = (await cp.request('POST', '/api/v1/sandboxes')).body;
+    await cp.sandboxUntil(sandbox.id, 'RUNNING');
+    const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;
+    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 30 })).body;
+    const upload = async (path: string, content: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([content]), 'file');
+      const response = await fetch(`${cp.url}${agent(`/api/file/upload?path=${encodeURIComponent(path)}`)}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${cp.apiKey}` },
+        body: form,
+      });
+      expect(response.status).toBe(200);
+    };
+
+    const script = [
+      { tool_calls: [{ name: 'terminal', arguments: { command: 'uname -s && whoami && cat /etc/debian_version' } }] },
+      { tool_calls: [{ name: 'file_editor', arguments: { command: 'create', path: '/workspace/hello.txt', file_text: 'hello from the agent\n' } }] },
+      { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
+    ];
+    await upload('/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
+    await upload('/tmp/llm/script.json', JSON.stringify(script));
+    const launched = await bash(
+      `setsid node /tmp/llm/server.mjs ${SANDBOX_LLM_PORT} /tmp/llm/script.json > /tmp/llm/log 2>&1 < /dev/null & ` +
+        `for i in $(seq 100); do node -e "fetch('http://127.0.0.1:${SANDBOX_LLM_PORT}/').then(() => process.exit(0), () => process.exit(1))" && exit 0; sleep 0.1; done; exit 1`,
+    );
+    expect(launched.exit_code).toBe(0);
+
+    const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', {
+      sandbox_id: sandbox.id,
+      initial_message: { ...message('Check the system and write hello.txt'), run: true },
+    });
+    expect(ready.status).toBe(200);
+    const id = ready.body.id;
+    await vi.waitFor(
+      async () => expect((await cp.request('GET', `/api/v1/app-conversations/${id}`)).body.execution_status).toBe('finished'),
+      { timeout: 60_000, interval: 200 },
+    );
+
+    const observations = (await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=ObservationEvent`)).body.items;
+    expect(observations.map((e: any) => e.observation.kind)).toEqual(['TerminalObservation', 'FileEditorObservation', 'FinishObservation']);
+    const terminalText = observations[0].observation.content.map((c: { text: string }) => c.text).join('');
+    expect(terminalText).toContain('Linux');
+    expect(terminalText).toContain('openhands');
+    expect(terminalText).toMatch(/\b12\.\d+/);
+    expect(await bash('cat /workspace/hello.txt')).toMatchObject({ exit_code: 0, stdout: 'hello from the agent\n' });
   });
 });
