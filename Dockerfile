@@ -1,7 +1,10 @@
-# The agent-server sandbox image. The program is bundled on the host (`npm run build`) and copied in,
-# so the build needs no network: CI builds FROM the offline base (BASE_IMAGE=sandbox-base:local).
+# Two images, both built FROM a base given as a build arg (default a public node image; CI passes
+# the offline sandbox-base:local). Programs are bundled on the host (`npm run build`) and copied
+# in, so neither build needs the network.
 ARG BASE_IMAGE=node:20-bookworm-slim
-FROM ${BASE_IMAGE}
+
+# --- agent-server: what runs inside every sandbox (`docker build --target agent-server .`) -------
+FROM ${BASE_IMAGE} AS agent-server
 
 # An unprivileged user owning the workspace and the data directory. A named volume mounted at /data
 # starts as a copy of this directory, so it inherits the ownership. The bundle is an ES module;
@@ -13,9 +16,31 @@ RUN useradd --create-home --shell /bin/bash openhands \
 
 # dist/ holds the bundle, its source map and the /docs page's assets (swagger-ui/); the build
 # context carries nothing else of it.
-COPY dist/ /app/
+COPY dist/agent-server.js* /app/
+COPY dist/swagger-ui/ /app/swagger-ui/
 
 USER openhands
 WORKDIR /workspace
 EXPOSE 8000
 CMD ["node", "/app/agent-server.js", "--host", "0.0.0.0", "--port", "8000", "--data-dir", "/data"]
+
+# --- sandbox-server: the control plane, as compose.yaml runs it (the default target) ------------
+FROM ${BASE_IMAGE} AS sandbox-server
+
+# The control plane keeps its dependencies external (dockerode's native parts, PGlite's wasm), so
+# it ships with node_modules; dev dependencies are pruned where the base image has npm. It also
+# carries the agent-server bundle and this Dockerfile, to build the sandbox image on first use.
+WORKDIR /app
+COPY package.json package-lock.json Dockerfile /app/
+COPY node_modules/ /app/node_modules/
+RUN if command -v npm >/dev/null; then npm prune --omit=dev --no-audit --no-fund; fi
+COPY drizzle/ /app/drizzle/
+COPY dist/ /app/dist/
+
+ENV HOST=127.0.0.1 PORT=3000 DATA_DIR=/var/lib/sandbox-server
+VOLUME /var/lib/sandbox-server
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+STOPSIGNAL SIGTERM
+CMD ["node", "/app/dist/sandbox-server.js"]

@@ -35,7 +35,7 @@ export async function buildAgentServerImage(options: AgentServerImageOptions): P
   const src = ['Dockerfile', BUNDLE, ...optional];
   const stream = await docker.buildImage(
     { context: contextDir, src },
-    { t: options.tag, buildargs: { BASE_IMAGE: options.baseImage }, rm: true, forcerm: true },
+    { t: options.tag, target: 'agent-server', buildargs: { BASE_IMAGE: options.baseImage }, rm: true, forcerm: true },
   );
   const output = await new Promise<BuildEvent[]>((resolve, reject) => {
     docker.modem.followProgress(

@@ -72,9 +72,10 @@ describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
   async function standInContext(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'agent-server-image-'));
     contexts.push(dir);
-    await mkdir(join(dir, 'dist'));
+    await mkdir(join(dir, 'dist', 'swagger-ui'), { recursive: true });
     await copyFile(join(packageRoot, 'Dockerfile'), join(dir, 'Dockerfile'));
     await writeFile(join(dir, 'dist', 'agent-server.js'), STAND_IN_BUNDLE);
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']) await writeFile(join(dir, 'dist', 'swagger-ui', asset), '');
     return dir;
   }
 
@@ -107,7 +108,7 @@ describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
 
   it('fails with the engine message when a build step fails, and asks for a build when the bundle is missing', async () => {
     const contextDir = await standInContext();
-    await writeFile(join(contextDir, 'Dockerfile'), 'ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo doomed && exit 3\n');
+    await writeFile(join(contextDir, 'Dockerfile'), 'ARG BASE_IMAGE\nFROM ${BASE_IMAGE} AS agent-server\nRUN echo doomed && exit 3\n');
     await expect(buildAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag: newTag(), contextDir })).rejects.toThrow(
       /failed: .*returned a non-zero code: 3/,
     );
