@@ -18,6 +18,8 @@ export const SandboxInfoSchema = z
     created_by_user_id: z.string().nullable(),
     sandbox_spec_id: z.string(),
     status: SandboxStatusSchema,
+    /** Our extension: why the sandbox is ERROR or MISSING (e.g. the container's exit code), else null. */
+    status_detail: z.string().nullable(),
     /** Only while RUNNING: the key the sandbox's agent-server expects in X-Session-API-Key. */
     session_api_key: z.string().nullable(),
     exposed_urls: z.array(ExposedUrlSchema).nullable(),

@@ -37,6 +37,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
         created_by_user_id: null,
         sandbox_spec_id: DEFAULT_IMAGE,
         status: 'STARTING',
+        status_detail: null,
         session_api_key: null,
         exposed_urls: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

@@ -21,11 +21,12 @@ const row: SandboxRow = {
 describe('toSandboxInfo', () => {
   it('hides the session key and URLs unless RUNNING', () => {
     for (const status of ['STARTING', 'PAUSED', 'ERROR', 'MISSING'] as const) {
-      expect(toSandboxInfo({ ...row, status, hostPorts: { AGENT_SERVER: 4000 } })).toEqual({
+      expect(toSandboxInfo({ ...row, status, statusDetail: 'container exited with code 137', hostPorts: { AGENT_SERVER: 4000 } })).toEqual({
         id: 'abc',
         created_by_user_id: null,
         sandbox_spec_id: 'spec',
         status,
+        status_detail: status === 'ERROR' || status === 'MISSING' ? 'container exited with code 137' : null,
         session_api_key: null,
         exposed_urls: null,
         created_at: '2030-01-01T00:00:00.123Z',

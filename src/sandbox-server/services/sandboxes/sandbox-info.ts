@@ -12,6 +12,7 @@ export function toSandboxInfo(row: SandboxRow): SandboxInfo {
     created_by_user_id: row.createdByUserId,
     sandbox_spec_id: row.specId,
     status: row.status,
+    status_detail: row.status === 'ERROR' || row.status === 'MISSING' ? row.statusDetail : null,
     session_api_key: running ? row.sessionApiKey : null,
     exposed_urls: running && row.hostPorts ? exposedUrls(row.hostPorts) : null,
     created_at: row.createdAt.toISOString(),
