@@ -7,6 +7,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers than that only adds contention.
     maxWorkers: 2,
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
+    env: {
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      // testcontainers' reaper image cannot be pulled without a registry; tests clean up themselves.
+      TESTCONTAINERS_RYUK_DISABLED: process.env.TESTCONTAINERS_RYUK_DISABLED ?? 'true',
+    },
   },
 });
