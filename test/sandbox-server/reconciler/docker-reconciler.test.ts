@@ -40,10 +40,12 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     return docker!.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SANDBOX_ID}=${sandboxId}`] } });
   }
 
-  async function waitForStatus(sandboxId: string, status: SandboxRow['status']): Promise<SandboxRow> {
+  /** Waits for the status (and, when given, its detail: a removal shows "being removed" first). */
+  async function waitForStatus(sandboxId: string, status: SandboxRow['status'], detail?: string): Promise<SandboxRow> {
     return vi.waitFor(async () => {
       const row = await readSandbox(handle.db, sandboxId);
       expect(row.status).toBe(status);
+      if (detail !== undefined) expect(row.statusDetail).toBe(detail);
       return row;
     }, waitLong);
   }
@@ -89,8 +91,8 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     await docker!.getContainer(killedRow.containerId!).kill();
     await docker!.getContainer(removedRow.containerId!).remove({ force: true });
 
-    expect((await waitForStatus(killed.id, 'ERROR')).statusDetail).toBe('container exited with code 137');
-    expect((await waitForStatus(removed.id, 'MISSING')).statusDetail).toBe('container was removed outside the control plane');
+    await waitForStatus(killed.id, 'ERROR', 'container exited with code 137');
+    await waitForStatus(removed.id, 'MISSING', 'container was removed outside the control plane');
     expect(await containersOf(removed.id)).toEqual([]);
   });
 
