@@ -7,18 +7,10 @@
 import { z } from 'zod';
 import { ContentItemSchema, SecurityRiskSchema } from '../../events/index.js';
 import { LimitQuerySchema, PageIdQuerySchema } from '../../http/paging.js';
+import { EXECUTION_STATUSES } from '../agent/loop/run-state.js';
 import { ConversationIdSchema } from './conversation-id.js';
 
-export const ConversationExecutionStatusSchema = z.enum([
-  'idle',
-  'running',
-  'paused',
-  'waiting_for_confirmation',
-  'finished',
-  'error',
-  'stuck',
-  'deleting',
-]);
+export const ConversationExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
 export type ConversationExecutionStatus = z.output<typeof ConversationExecutionStatusSchema>;
 
 export const ConversationSortOrderSchema = z.enum(['CREATED_AT', 'UPDATED_AT', 'CREATED_AT_DESC', 'UPDATED_AT_DESC']);
