@@ -5,7 +5,7 @@ import { type AppConversationRow, appConversations, sandboxes } from '../db/sche
 import { MAX_BATCH_IDS } from '../models/common.js';
 import { agentTargetOf } from '../proxy/resolve-target.js';
 import type { AppConversationContext } from './context.js';
-import { keysetPage } from './keyset.js';
+import { keysetPage } from '../db/keyset-page.js';
 import type { AppConversation, AppConversationFilter, AppConversationSortOrder } from './models.js';
 import { toAppConversations } from './view.js';
 

@@ -5,7 +5,7 @@ import type { Page } from '../../http/paging.js';
 import { appConversations, appConversationStartTasks, type StartTaskRow, type StartTaskStatus } from '../db/schema.js';
 import { MAX_BATCH_IDS } from '../models/common.js';
 import type { AppConversationContext } from './context.js';
-import { keysetPage } from './keyset.js';
+import { keysetPage } from '../db/keyset-page.js';
 import type { AppConversationStartRequest, AppConversationStartTask } from './models.js';
 import { chooseLlmModel, storedRequest } from './start-request.js';
 import { toStartTask } from './view.js';

@@ -1,6 +1,7 @@
-import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { validationError } from '../../../http/errors.js';
 import type { Page } from '../../../http/paging.js';
+import { keysetPage } from '../../db/keyset-page.js';
 import { type SandboxStatus, sandboxes } from '../../db/schema.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
@@ -24,15 +25,20 @@ export async function searchSandboxes(ctx: ServiceContext, input: SearchSandboxe
   if (input.pageId !== undefined) {
     const [cursorRow] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.id, input.pageId));
     if (!cursorRow) throw validationError(['query', 'page_id'], 'Unknown page_id');
-    conditions.push(
-      sql`(${sandboxes.createdAt}, ${sandboxes.id}) <= (select cursor.created_at, cursor.id from ${sandboxes} cursor where cursor.id = ${input.pageId})`,
-    );
   }
+  const { cursor, orderBy } = keysetPage({
+    table: sandboxes,
+    idColumn: sandboxes.id,
+    sortKey: sandboxes.createdAt,
+    descending: true,
+    pageId: input.pageId,
+  });
+  if (cursor) conditions.push(cursor);
   const rows = await ctx.db
     .select()
     .from(sandboxes)
     .where(and(...conditions))
-    .orderBy(desc(sandboxes.createdAt), desc(sandboxes.id))
+    .orderBy(...orderBy)
     .limit(input.limit + 1);
   const next = rows.length > input.limit ? rows[input.limit] : undefined;
   return { items: rows.slice(0, input.limit).map(toSandboxInfo), next_page_id: next?.id ?? null };
