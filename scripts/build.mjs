@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 const programs = {
   'agent-server': 'src/agent-server/main.ts',
   'sandbox-server': 'src/sandbox-server/main.ts',
+  sandboxctl: 'src/cli/main.ts',
 };
 // Programs that run on the host beside node_modules keep their dependencies external: dockerode's
 // native addons and PGlite's wasm files cannot be inlined into one file.

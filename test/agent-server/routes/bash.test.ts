@@ -1,6 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serve } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BashOutputSchema, OUTPUT_LIMIT_CHARS, registerBashRoutes } from '../../../src/agent-server/routes/bash/index.js';
 import { createApiApp } from '../../../src/http/app.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
@@ -72,6 +75,28 @@ describe('POST /api/bash/execute_bash_command', () => {
     expect(body.stderr).toContain('timed out after 1 seconds');
     const childPid = Number(await readFile(pidFile, 'utf8'));
     expect(await diesSoon(childPid)).toBe(true);
+  });
+
+  it('kills the command when the caller goes away', async () => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const pidFile = join(workspaceDir, 'abandoned.pid');
+    const caller = new AbortController();
+    try {
+      const request = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/bash/execute_bash_command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ command: `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}; sleep 60` }),
+        signal: caller.signal,
+      });
+      const pid = await vi.waitFor(async () => Number(await readFile(pidFile, 'utf8')), { timeout: 10_000 });
+      caller.abort();
+      await expect(request).rejects.toThrow();
+      expect(await diesSoon(pid)).toBe(true);
+    } finally {
+      (server as Server).closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('answers once the command exits even when a background process holds its output open', async () => {

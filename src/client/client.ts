@@ -1,0 +1,130 @@
+import { posix } from 'node:path';
+import { followEvents, type FollowEventsOptions } from './event-stream.js';
+import type { HttpMethod, OperationName } from './operations.js';
+import { type QueryValue, Transport, type TransportOptions } from './transport.js';
+import type {
+  AppConversation,
+  AppConversationFilter,
+  AppConversationStartRequest,
+  AppConversationStartTask,
+  BashOutput,
+  ConversationEvent,
+  CreateSandboxSpecRequest,
+  EventSearchQuery,
+  ExecuteBashRequest,
+  Page,
+  SandboxInfo,
+  SandboxSpecInfo,
+  SearchAppConversationsQuery,
+  SearchSandboxesQuery,
+  SearchSandboxSpecsQuery,
+  SearchStartTasksQuery,
+  SendMessageRequest,
+  StartSandboxRequest,
+  StartTaskFilter,
+  Success,
+  UpdateAppConversationRequest,
+} from './types.js';
+
+export type SandboxServerClientOptions = TransportOptions;
+
+/** A request to a sandbox's agent-server through the control plane's proxy. */
+export interface AgentRequest {
+  method?: HttpMethod;
+  query?: Record<string, QueryValue>;
+  json?: unknown;
+  body?: RequestInit['body'];
+  signal?: AbortSignal;
+}
+
+const AGENT_OPERATIONS: Record<HttpMethod, OperationName> = {
+  get: 'agentGet',
+  post: 'agentPost',
+  put: 'agentPut',
+  patch: 'agentPatch',
+  delete: 'agentDelete',
+};
+
+/**
+ * A typed client of the sandbox-server's /api/v1. Methods answer the server's JSON as typed by its
+ * own models, throw SandboxServerError (status + detail) for error answers and
+ * SandboxServerUnreachableError when there is no answer.
+ */
+export function createSandboxServerClient(options: SandboxServerClientOptions) {
+  const t = new Transport(options);
+
+  function agent(sandboxId: string) {
+    const params = (path: string) => ({ id: sandboxId, path: path.replace(/^\/+/, '') });
+    return {
+      /** Any agent-server route, e.g. `fetch('/api/conversations/search')`; the answer whatever its status. */
+      fetch: (path: string, { method = 'get', ...request }: AgentRequest = {}): Promise<Response> =>
+        t.request(AGENT_OPERATIONS[method], { ...request, params: params(path) }),
+      /** Runs `bash -c command` in the sandbox and waits for it to end. */
+      executeBashCommand: (request: ExecuteBashRequest, signal?: AbortSignal) =>
+        t.json<BashOutput>('agentPost', { params: params('/api/bash/execute_bash_command'), json: request, signal }),
+      /** Writes `content` at the absolute `path` in the sandbox, creating its directories. */
+      uploadFile: (path: string, content: Blob, signal?: AbortSignal) => {
+        const form = new FormData();
+        form.append('file', content, posix.basename(path));
+        return t.json<Success>('agentPost', { params: params('/api/file/upload'), query: { path }, body: form, signal });
+      },
+      /** The file at the absolute `path` in the sandbox, streamed. */
+      downloadFile: async (path: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> => {
+        const response = await t.ok('agentGet', { params: params('/api/file/download'), query: { path }, signal });
+        return response.body ?? new Blob([]).stream();
+      },
+    };
+  }
+
+  return {
+    baseUrl: t.baseUrl,
+
+    sandboxSpecs: {
+      search: (query: SearchSandboxSpecsQuery = {}) => t.json<Page<SandboxSpecInfo>>('searchSandboxSpecs', { query }),
+      batchGet: (ids: readonly string[]) => t.json<(SandboxSpecInfo | null)[]>('batchGetSandboxSpecs', { query: { id: ids } }),
+      create: (request: CreateSandboxSpecRequest) => t.json<SandboxSpecInfo>('createSandboxSpec', { json: request }),
+      delete: (id: string) => t.json<Success>('deleteSandboxSpec', { params: { id } }),
+    },
+
+    sandboxes: {
+      search: (query: SearchSandboxesQuery = {}) => t.json<Page<SandboxInfo>>('searchSandboxes', { query }),
+      batchGet: (ids: readonly string[]) => t.json<(SandboxInfo | null)[]>('batchGetSandboxes', { query: { id: ids } }),
+      /** Answers at once with status STARTING; the default spec when none is named. */
+      start: (request: StartSandboxRequest = {}) => t.json<SandboxInfo>('startSandbox', { json: request }),
+      pause: (id: string) => t.json<Success>('pauseSandbox', { params: { id } }),
+      resume: (id: string) => t.json<Success>('resumeSandbox', { params: { id } }),
+      delete: (id: string) => t.json<Success>('deleteSandbox', { params: { id } }),
+      /** The sandbox's agent-server, reached through the control plane (which adds its session key). */
+      agent,
+    },
+
+    appConversations: {
+      /** Answers at once with the start task; follow it with startTasks.batchGet. */
+      start: (request: AppConversationStartRequest) => t.json<AppConversationStartTask>('startAppConversation', { json: request }),
+      /** Holds the request until the conversation is ready (or its start failed), at most timeoutSeconds. */
+      startAndWait: (request: AppConversationStartRequest, timeoutSeconds?: number) =>
+        t.json<AppConversation>('startAppConversation', { json: request, query: { wait: 'true', timeout: timeoutSeconds } }),
+      search: (query: SearchAppConversationsQuery = {}) => t.json<Page<AppConversation>>('searchAppConversations', { query }),
+      count: (filter: AppConversationFilter = {}) => t.json<number>('countAppConversations', { query: filter }),
+      batchGet: (ids: readonly string[]) => t.json<(AppConversation | null)[]>('batchGetAppConversations', { query: { ids } }),
+      get: (id: string) => t.json<AppConversation>('getAppConversation', { params: { id } }),
+      update: (id: string, request: UpdateAppConversationRequest) =>
+        t.json<AppConversation>('updateAppConversation', { params: { id }, json: request }),
+      delete: (id: string) => t.json<Success>('deleteAppConversation', { params: { id } }),
+      searchEvents: (id: string, query: EventSearchQuery = {}) =>
+        t.json<Page<ConversationEvent>>('searchAppConversationEvents', { params: { id }, query }),
+      sendMessage: (id: string, message: SendMessageRequest) =>
+        t.json<Success>('sendAppConversationMessage', { params: { id }, json: message }),
+      /** The conversation's events as they happen, over a WebSocket that reconnects where it left off. */
+      followEvents: (id: string, options?: FollowEventsOptions) => followEvents(t, id, options),
+      startTasks: {
+        search: (query: SearchStartTasksQuery = {}) => t.json<Page<AppConversationStartTask>>('searchStartTasks', { query }),
+        count: (filter: StartTaskFilter = {}) => t.json<number>('countStartTasks', { query: filter }),
+        batchGet: (ids: readonly string[]) => t.json<(AppConversationStartTask | null)[]>('batchGetStartTasks', { query: { ids } }),
+      },
+    },
+  };
+}
+
+export type SandboxServerClient = ReturnType<typeof createSandboxServerClient>;
+export type AgentServerProxy = ReturnType<SandboxServerClient['sandboxes']['agent']>;

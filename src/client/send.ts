@@ -1,0 +1,43 @@
+/**
+ * Sends a web Request over node:http(s) and answers a web Response, bodies streamed both ways.
+ *
+ * Not fetch(): Node's fetch gives up when response headers take more than 300 s, and the agent
+ * bash route answers only when its command ends (its default timeout is exactly 300 s). node:http
+ * waits as long as the server takes; the caller's AbortSignal still ends the request.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+
+export function send(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const requestFn = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = requestFn(
+      url,
+      { method: request.method, headers: Object.fromEntries(request.headers), signal: request.signal },
+      (incoming) => resolve(toResponse(incoming, request.method)),
+    );
+    outgoing.once('error', reject);
+    if (request.body === null) {
+      outgoing.end();
+      return;
+    }
+    pipeline(Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>), outgoing).catch(reject);
+  });
+}
+
+function toResponse(incoming: IncomingMessage, method: string): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const status = incoming.statusCode ?? 502;
+  const bodiless = method === 'HEAD' || status === 204 || status === 304;
+  if (bodiless) incoming.resume();
+  const body = bodiless ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>);
+  return new Response(body, { status, statusText: incoming.statusMessage, headers });
+}

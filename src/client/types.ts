@@ -1,0 +1,57 @@
+/**
+ * The client's request and response types, inferred from the server's own zod models so that the
+ * two cannot disagree. Type-only imports: none of the server's code ends up in a client bundle.
+ */
+import type { z } from 'zod';
+import type { EventSearchQuerySchema } from '../agent-server/conversations/event-queries.js';
+import type { SendMessageRequestSchema } from '../agent-server/conversations/requests.js';
+import type { BashOutputSchema, ExecuteBashRequestSchema } from '../agent-server/routes/bash/models.js';
+import type { Event } from '../events/index.js';
+import type {
+  AppConversationFilterSchema,
+  AppConversationSchema,
+  AppConversationStartRequestSchema,
+  AppConversationStartTaskSchema,
+  SearchAppConversationsQuerySchema,
+  SearchStartTasksQuerySchema,
+  StartTaskFilterSchema,
+  UpdateAppConversationRequestSchema,
+} from '../sandbox-server/app-conversations/models.js';
+import type { SuccessSchema } from '../sandbox-server/models/common.js';
+import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
+import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
+
+/** A query as the server reads it, every parameter optional (the server fills in its defaults). */
+type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
+
+export interface Page<T> {
+  items: T[];
+  next_page_id: string | null;
+}
+
+export type Success = z.output<typeof SuccessSchema>;
+
+export type SandboxSpecInfo = z.output<typeof SandboxSpecInfoSchema>;
+export type CreateSandboxSpecRequest = z.input<typeof CreateSandboxSpecRequestSchema>;
+export type SearchSandboxSpecsQuery = QueryOf<typeof SearchSandboxSpecsQuerySchema>;
+
+export type SandboxInfo = z.output<typeof SandboxInfoSchema>;
+export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
+export type SearchSandboxesQuery = QueryOf<typeof SearchSandboxesQuerySchema>;
+export type StartSandboxRequest = z.input<typeof StartSandboxRequestSchema>;
+
+export type AppConversation = z.output<typeof AppConversationSchema>;
+export type AppConversationStartRequest = z.input<typeof AppConversationStartRequestSchema>;
+export type AppConversationStartTask = z.output<typeof AppConversationStartTaskSchema>;
+export type UpdateAppConversationRequest = z.input<typeof UpdateAppConversationRequestSchema>;
+export type SearchAppConversationsQuery = QueryOf<typeof SearchAppConversationsQuerySchema>;
+export type AppConversationFilter = QueryOf<typeof AppConversationFilterSchema>;
+export type SearchStartTasksQuery = QueryOf<typeof SearchStartTasksQuerySchema>;
+export type StartTaskFilter = QueryOf<typeof StartTaskFilterSchema>;
+
+export type SendMessageRequest = z.input<typeof SendMessageRequestSchema>;
+export type EventSearchQuery = QueryOf<typeof EventSearchQuerySchema>;
+export type ConversationEvent = Event;
+
+export type ExecuteBashRequest = z.input<typeof ExecuteBashRequestSchema>;
+export type BashOutput = z.output<typeof BashOutputSchema>;

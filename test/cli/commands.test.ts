@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
+import { RuntimeError } from '../../src/sandbox-server/runtime/runtime.js';
+import { openTestDatabase } from '../helpers/database.js';
+import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
+import { API_KEY, type Harness, openHarness } from '../sandbox-server/app-conversations/harness.js';
+import { ensureBuilt, type RunResult, runSandboxctl, runSandboxctlInTerminal, spawnSandboxctl } from './binary.js';
+
+/** The real sandboxctl binary against a real control plane (fake containers, real agent-server). */
+describe('sandboxctl against a sandbox-server', () => {
+  let handle: DatabaseHandle;
+  let h: Harness;
+  let localDir: string;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    handle = await openTestDatabase('pglite');
+    h = await openHarness(handle);
+    localDir = await makeTempDir('sandboxctl-test-');
+  }, 120_000);
+  afterAll(async () => {
+    await h?.close();
+    await handle?.close();
+    await removeDir(localDir);
+  });
+
+  const ctl = (...args: string[]): Promise<RunResult> =>
+    runSandboxctl(args, { env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY } });
+
+  /** Runs and expects exit 0, answering the parsed --json output. */
+  async function ctlJson(...args: string[]): Promise<any> {
+    // Global options may come first; after the command a `--` would make --json part of it.
+    const result = await ctl('--json', ...args);
+    expect(result.stderr.includes('sandboxctl:') ? result.stderr : '').toBe('');
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout);
+  }
+
+  async function runningSandbox(): Promise<string> {
+    return (await ctlJson('sandboxes', 'start', '--wait')).id;
+  }
+
+  describe('specs', () => {
+    it('lists specs as an aligned table, and as JSON', async () => {
+      const table = await ctl('specs', 'ls');
+      expect(table.code).toBe(0);
+      const [header, row, ...rest] = table.stdout.trimEnd().split('\n');
+      expect(header).toMatch(/^ID +IMAGE +DEFAULT +WORKING DIR +CREATED$/);
+      expect(row).toMatch(/^sandbox-server\/agent-server:test +sandbox-server\/agent-server:test +yes +\/workspace +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect(header!.indexOf('IMAGE')).toBe(row!.indexOf('sandbox-server', 1));
+      expect(rest).toEqual([]);
+      expect(await ctlJson('specs', 'ls')).toEqual([expect.objectContaining({ id: 'sandbox-server/agent-server:test', is_default: true })]);
+    });
+
+    it('creates, shows and deletes a spec, and names what is wrong when it cannot', async () => {
+      const created = await ctlJson('specs', 'create', '--id', 'cli-spec', '--image', 'busybox:1', '--env', 'A=1=2', '--memory-mb', '64', '--', 'node', 'app.js');
+      expect(created).toMatchObject({ id: 'cli-spec', image: 'busybox:1', initial_env: { A: '1=2' }, memory_mb: 64, command: ['node', 'app.js'] });
+
+      const shown = await ctl('specs', 'show', 'cli-spec');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/^id +cli-spec$/m);
+      expect(shown.stdout).toMatch(/^command +node app\.js$/m);
+      expect(shown.stdout).toMatch(/^env A +1=2$/m);
+
+      expect(await ctl('specs', 'create', '--id', 'cli-spec', '--image', 'busybox:1')).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'sandboxctl: Sandbox spec cli-spec already exists (HTTP 409)\n',
+      });
+      expect(await ctl('specs', 'create', '--image', 'busybox:1', '--working-dir', 'relative')).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'sandboxctl: invalid request: working_dir: must be an absolute path\n',
+      });
+      expect(await ctl('specs', 'rm', 'cli-spec')).toEqual({ code: 0, stdout: 'Deleted sandbox spec cli-spec\n', stderr: '' });
+      const gone = 'sandboxctl: no sandbox spec "cli-spec": list them with "sandboxctl specs ls"\n';
+      expect(await ctl('specs', 'rm', 'cli-spec')).toEqual({ code: 1, stdout: '', stderr: gone });
+      expect(await ctl('specs', 'show', 'cli-spec')).toEqual({ code: 1, stdout: '', stderr: gone });
+    });
+  });
+
+  describe('sandboxes', () => {
+    it('starts a sandbox and waits for it with plain progress lines when stderr is no terminal', async () => {
+      const { code, stdout, stderr } = await ctl('sandboxes', 'start', '--wait');
+      expect(code).toBe(0);
+      const id = /^id +(\S+)$/m.exec(stdout)?.[1];
+      expect(stdout).toMatch(/^status +RUNNING$/m);
+      expect(stdout).toMatch(/^url AGENT_SERVER +http:\/\/127\.0\.0\.1:\d+$/m);
+      expect(stderr).toMatch(new RegExp(`^sandbox ${id} is RUNNING \\(\\d+s\\)\\n$`, 'm'));
+      expect(stderr).not.toContain('\r');
+    });
+
+    it('shows progress on a terminal as one line rewritten in place, with the elapsed time', async () => {
+      const { code, output } = await runSandboxctlInTerminal(['sandboxes', 'start', '--wait'], {
+        env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY },
+      });
+      expect(code).toBe(0);
+      expect(output).toMatch(/^\r\x1b\[2Ksandbox (\S+): STARTING \(\d+s\)/);
+      expect(output).toMatch(/\r\x1b\[2Ksandbox \S+ is RUNNING \(\d+s\)\r\nid +\S+\r\n/);
+    });
+
+    it('lists, shows, pauses, resumes and deletes sandboxes', async () => {
+      const id = await runningSandbox();
+      const table = await ctl('sandboxes', 'ls');
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID +STATUS +SPEC +AGENT URL +CREATED$/);
+      expect(table.stdout).toMatch(new RegExp(`^${id} +RUNNING +sandbox-server/agent-server:test +http://127\\.0\\.0\\.1:\\d+ +\\d{4}-`, 'm'));
+      expect((await ctlJson('sandboxes', 'ls', '--status', 'RUNNING')).map((s: { id: string }) => s.id)).toContain(id);
+      expect(await ctlJson('sandboxes', 'ls', '--limit', '1')).toHaveLength(1);
+      expect(await ctlJson('sandboxes', 'show', id)).toMatchObject({ id, status: 'RUNNING', session_api_key: expect.any(String) });
+
+      expect(await ctl('sandboxes', 'pause', id)).toEqual({ code: 0, stdout: `Pausing sandbox ${id}\n`, stderr: '' });
+      await vi.waitFor(async () => expect((await ctlJson('sandboxes', 'show', id)).status).toBe('PAUSED'), { timeout: 10_000 });
+      expect(await ctlJson('sandboxes', 'resume', id, '--wait')).toMatchObject({ id, status: 'RUNNING' });
+      expect(await ctlJson('sandboxes', 'rm', id)).toEqual({ success: true });
+      expect(await ctl('sandboxes', 'show', id)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sandboxctl: no sandbox "${id}": list them with "sandboxctl sandboxes ls"\n`,
+      });
+      expect((await ctl('sandboxes', 'pause', 'no-such-sandbox')).stderr).toBe(
+        'sandboxctl: no sandbox "no-such-sandbox": list them with "sandboxctl sandboxes ls"\n',
+      );
+    });
+
+    it('fails start --wait with exit 1 when the sandbox ends in ERROR or does not come up in time', async () => {
+      h.fake.failNext('create', new RuntimeError('image not found: nope:1', true));
+      const failed = await ctl('sandboxes', 'start', '--wait');
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/sandboxctl: sandbox \S+ is ERROR: see the sandbox-server log, then remove it with "sandboxctl sandboxes rm \S+"\n$/);
+
+      const release = h.fake.holdCreates();
+      try {
+        const slow = await ctl('sandboxes', 'start', '--wait', '--timeout', '1');
+        expect(slow.code).toBe(1);
+        expect(slow.stderr).toMatch(/sandboxctl: sandbox \S+ is still STARTING after \ds: wait longer with --timeout, or check the sandbox-server log\n$/);
+      } finally {
+        release();
+      }
+    });
+
+    it('says which setting to fix when the API key is missing or wrong', async () => {
+      const url = h.url;
+      expect(await runSandboxctl(['sandboxes', 'ls', '--url', url])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sandboxctl: sandbox-server at ${url} needs an API key: set --api-key or SANDBOX_SERVER_API_KEY\n`,
+      });
+      expect(await runSandboxctl(['sandboxes', 'ls', '--url', url, '--api-key', 'wrong-key-0123456789'])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sandboxctl: sandbox-server at ${url} rejected the API key: check --api-key or SANDBOX_SERVER_API_KEY\n`,
+      });
+    });
+  });
+
+  describe('exec and cp', () => {
+    let sandboxId: string;
+    beforeAll(async () => {
+      sandboxId = await runningSandbox();
+    });
+
+    it("prints the command's output on the right streams and exits with its exit code", async () => {
+      expect(await ctl('exec', sandboxId, '--', 'echo out; echo err >&2; exit 3')).toEqual({ code: 3, stdout: 'out\n', stderr: 'err\n' });
+      expect(await ctl('exec', sandboxId, '--', 'printf', '%s-%s', 'a', 'b')).toEqual({ code: 0, stdout: 'a-b', stderr: '' });
+      expect(await ctl('exec', sandboxId, '--cwd', '/tmp', '--', 'pwd')).toEqual({ code: 0, stdout: '/tmp\n', stderr: '' });
+      expect(await ctlJson('exec', sandboxId, '--', 'echo hi')).toMatchObject({ kind: 'BashOutput', exit_code: 0, stdout: 'hi\n' });
+    });
+
+    it('exits 124 when the command is killed at its timeout', async () => {
+      const { code, stderr } = await ctl('exec', sandboxId, '--timeout', '1', '--', 'sleep 30');
+      expect(code).toBe(124);
+      expect(stderr).toContain('timed out after 1 seconds');
+    });
+
+    it('names the sandbox when it does not exist', async () => {
+      expect(await ctl('exec', 'no-such-sandbox', '--', 'true')).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'sandboxctl: no sandbox "no-such-sandbox": list them with "sandboxctl sandboxes ls"\n',
+      });
+    });
+
+    it('copies a file into a sandbox and back out', async () => {
+      const remoteDir = `/tmp/sandboxctl-cp-${randomUUID()}`;
+      const local = join(localDir, 'notes.txt');
+      const content = 'line one\nline two ✓\n';
+      const bytes = Buffer.byteLength(content);
+      await writeFile(local, content);
+      const upload = await ctl('cp', local, `${sandboxId}:${remoteDir}/`);
+      expect(upload).toEqual({ code: 0, stdout: `Copied ${bytes} bytes to ${sandboxId}:${remoteDir}/notes.txt\n`, stderr: '' });
+      expect((await ctl('exec', sandboxId, '--', `cat ${remoteDir}/notes.txt`)).stdout).toBe(content);
+
+      const back = join(localDir, 'back');
+      expect(await ctlJson('cp', `${sandboxId}:${remoteDir}/notes.txt`, back)).toEqual({
+        source: `${sandboxId}:${remoteDir}/notes.txt`,
+        destination: back,
+        bytes,
+      });
+      expect(await readFile(back, 'utf8')).toBe(content);
+      const intoDir = await ctl('cp', `${sandboxId}:${remoteDir}/notes.txt`, `${localDir}/`);
+      expect(intoDir.stdout).toBe(`Copied ${bytes} bytes to ${join(localDir, 'notes.txt')}\n`);
+
+      expect(await ctl('cp', `${sandboxId}:${remoteDir}/missing.txt`, back)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sandboxctl: no file ${remoteDir}/missing.txt in sandbox ${sandboxId}\n`,
+      });
+      expect((await ctl('cp', join(localDir, 'missing.txt'), `${sandboxId}:/tmp/x`)).stderr).toBe(
+        `sandboxctl: no such file: ${join(localDir, 'missing.txt')}\n`,
+      );
+      await ctl('exec', sandboxId, '--', `rm -rf ${remoteDir}`);
+    });
+  });
+
+  describe('conversations', () => {
+    let conversationId: string;
+    beforeAll(async () => {
+      const sandboxId = await runningSandbox();
+      const conversation = await ctlJson('conv', 'start', 'Hello from sandboxctl', '--sandbox', sandboxId, '--title', 'CLI test', '--wait');
+      conversationId = conversation.id;
+      expect(conversation).toMatchObject({ title: 'CLI test', sandbox_id: sandboxId, sandbox_status: 'RUNNING' });
+    });
+
+    it('starts a conversation without waiting, answering its start task', async () => {
+      const { code, stdout } = await ctl('conv', 'start', 'Another one');
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^start task +\S+$/m);
+      expect(stdout).toMatch(/^status +(WORKING|WAITING_FOR_SANDBOX|STARTING_CONVERSATION|READY)$/m);
+    });
+
+    it('lists conversations', async () => {
+      const table = await ctl('conv', 'ls');
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID +TITLE +SANDBOX +SANDBOX STATUS +EXECUTION +CREATED$/);
+      expect(table.stdout).toMatch(new RegExp(`^${conversationId} +CLI test +\\S+ +RUNNING `, 'm'));
+      expect((await ctlJson('conv', 'ls')).map((c: { id: string }) => c.id)).toContain(conversationId);
+    });
+
+    it('prints events one line each, filters by kind, and prints NDJSON with --json', async () => {
+      const lines = await ctl('conv', 'events', conversationId);
+      expect(lines.code).toBe(0);
+      expect(lines.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  user +MessageEvent +Hello from sandboxctl$/m);
+
+      const json = await ctl('conv', 'events', conversationId, '--kind', 'MessageEvent', '--json');
+      const events = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+      expect(events.map((event) => event.kind)).toEqual(['MessageEvent']);
+      expect(events[0].llm_message.content[0].text).toBe('Hello from sandboxctl');
+
+      expect(await ctl('conv', 'events', randomUUID())).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sandboxctl: no conversation "/) });
+    });
+
+    it('follows new events live with --follow', async () => {
+      const child = spawnSandboxctl(['conv', 'events', conversationId, '--follow', '--json', '--kind', 'MessageEvent'], {
+        env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY },
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      const texts = () =>
+        stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line).llm_message.content[0].text as string);
+      try {
+        await vi.waitFor(() => expect(texts()).toEqual(['Hello from sandboxctl']), { timeout: 10_000 });
+        for (const text of ['live one', 'live two']) {
+          const sent = await h.request('POST', `/api/v1/app-conversations/${conversationId}/events`, {
+            role: 'user',
+            content: [{ type: 'text', text }],
+          });
+          expect(sent.status).toBe(200);
+        }
+        await vi.waitFor(() => expect(texts()).toEqual(['Hello from sandboxctl', 'live one', 'live two']), { timeout: 10_000 });
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+  });
+});
