@@ -1,7 +1,7 @@
 import type { ValidationErrorItem } from '../http/errors.js';
 import { SandboxServerError, SandboxServerUnreachableError } from './errors.js';
 import { fillPath, type OperationName, SANDBOX_SERVER_OPERATIONS } from './operations.js';
-import { send } from './send.js';
+import { send } from '../http/send.js';
 
 export type QueryValue = string | number | boolean | readonly string[] | null | undefined;
 

@@ -1,4 +1,5 @@
 import { BadGatewayError } from '../../http/errors.js';
+import { send } from '../../http/send.js';
 
 /** Where a sandbox's agent-server answers, and the key it expects. */
 export interface AgentServerTarget {
@@ -23,16 +24,8 @@ const REQUEST_HEADERS_DROPPED = new Set([
   'x-session-api-key',
 ]);
 
-// fetch() decodes compressed bodies, so the upstream's encoding and length no longer describe
-// what we send on.
-const RESPONSE_HEADERS_DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'upgrade',
-  'content-encoding',
-  'content-length',
-]);
+// The body is streamed on as it arrives, chunked, so its length is left to the server that sends it.
+const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length']);
 
 function copyHeaders(source: Headers, dropped: Set<string>): Headers {
   const headers = new Headers();
@@ -44,7 +37,9 @@ function copyHeaders(source: Headers, dropped: Set<string>): Headers {
 
 /**
  * Sends `request` on to `{baseUrl}{path}{search}` with the sandbox's session key and streams the
- * answer back: neither body is buffered, so large downloads and NDJSON exports pass through.
+ * answer back: neither body is buffered, so large downloads and NDJSON exports pass through. It
+ * goes over node:http rather than fetch(), which gives up on answers slower than 300 s (a long
+ * command on the bash route).
  */
 export async function forwardHttp(
   request: Request,
@@ -57,16 +52,17 @@ export async function forwardHttp(
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
   let upstream: Response;
   try {
-    upstream = await fetch(`${target.baseUrl.replace(/\/$/, '')}${path}${search}`, {
-      method: request.method,
-      headers,
-      body: hasBody ? request.body : undefined,
-      redirect: 'manual',
-      signal: request.signal,
-      ...(hasBody ? { duplex: 'half' } : {}),
-    } as RequestInit);
+    upstream = await send(
+      new Request(`${target.baseUrl.replace(/\/$/, '')}${path}${search}`, {
+        method: request.method,
+        headers,
+        body: hasBody ? request.body : undefined,
+        signal: request.signal,
+        ...(hasBody ? { duplex: 'half' } : {}),
+      } as RequestInit),
+    );
   } catch (err) {
-    throw new BadGatewayError(`Agent server unreachable: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+    throw new BadGatewayError(`Agent server unreachable: ${(err as Error).message}`);
   }
   return new Response(upstream.body, {
     status: upstream.status,
