@@ -1,30 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import { loadConfig } from '../../src/sandbox-server/config.js';
 import { buildAgentServerImage } from '../../src/sandbox-server/image/index.js';
 import { type RunningSandboxServer, startSandboxServer } from '../../src/sandbox-server/server.js';
+import { ensureBuilt } from '../helpers/build.js';
 import { TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 
 export const E2E_IMAGE = 'sandbox-server/agent-server:e2e';
-const ROOT = join(import.meta.dirname, '..', '..');
-
-/** Rebuilds dist/ when a source file is newer than the bundle, so the image runs this checkout. */
-async function ensureFreshBundle(): Promise<void> {
-  const bundle = join(ROOT, 'dist', 'agent-server.js');
-  const builtAt = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
-  const sources = await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true });
-  const stale = sources.some((entry) => entry.isFile() && statSync(join(entry.parentPath, entry.name)).mtimeMs > builtAt);
-  if (stale) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
-}
 
 /** Builds the agent-server image this checkout produces, FROM the offline base. */
 export async function buildE2eImage(): Promise<void> {
-  await ensureFreshBundle();
+  await ensureBuilt();
   await buildAgentServerImage({ baseImage: TEST_BASE_IMAGE, tag: E2E_IMAGE });
 }
 
