@@ -9,8 +9,6 @@ export interface AgentConversation {
 }
 
 export interface AgentClient {
-  /** True when GET /alive answers 200 within the timeout; never throws. */
-  alive(): Promise<boolean>;
   /** POST /api/conversations; the same conversation_id twice is answered with the existing one. */
   createConversation(request: Record<string, unknown>): Promise<AgentConversation>;
   /** GET /api/conversations?ids=...: null for each unknown id. */
@@ -58,15 +56,6 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
   }
 
   return {
-    async alive() {
-      try {
-        const response = await fetch(`${base}/alive`, { signal: AbortSignal.timeout(Math.min(timeoutMs, 2_000)) });
-        await response.body?.cancel();
-        return response.ok;
-      } catch {
-        return false;
-      }
-    },
     async createConversation(request) {
       return (await call('POST', '/api/conversations', request)) as AgentConversation;
     },

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { eq, notInArray } from 'drizzle-orm';
 import { ApiError } from '../../http/errors.js';
 import { logger } from '../../logger.js';
@@ -56,7 +57,7 @@ export class StartTaskRunner {
       const task = await this.#load(taskId);
       if (!task) throw new Error(`start task ${taskId} vanished`);
       if (FINISHED.includes(task.status) || Date.now() >= deadline) return task;
-      const pause = new Promise((resolve) => setTimeout(resolve, Math.min(200, deadline - Date.now())));
+      const pause = delay(Math.min(200, deadline - Date.now()));
       await Promise.race([this.#active.get(taskId) ?? pause, pause]);
     }
   }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import { ConflictError, ServiceUnavailableError } from '../../http/errors.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../db/schema.js';
@@ -52,7 +53,7 @@ export async function waitForAgentServer(
         `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
       );
     }
-    await sleep(options.pollMs ?? 200, options.signal);
+    await delay(options.pollMs ?? 200, undefined, { signal: options.signal });
     const [next] = await ctx.db.select().from(sandboxes).where(eq(sandboxes.id, sandboxId));
     if (!next) throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
     row = next;
@@ -63,20 +64,6 @@ async function mayResume(ctx: ServiceContext, row: SandboxRow, policy: WaitForAg
   if (policy !== 'if-spec-allows') return policy === 'always';
   const [spec] = await ctx.db.select({ resumeOnAccess: sandboxSpecs.resumeOnAccess }).from(sandboxSpecs).where(eq(sandboxSpecs.id, row.specId));
   return spec?.resumeOnAccess ?? false;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }
 
 /**
