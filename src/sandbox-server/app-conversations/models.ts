@@ -121,8 +121,3 @@ export const SearchStartTasksQuerySchema = StartTaskFilterSchema.extend({
   page_id: PageIdQuerySchema,
   limit: LimitQuerySchema,
 });
-
-/** `?ids=a&ids=b` (OpenHands' name for app conversations and start tasks). */
-export const BatchIdsQuerySchema = z.object({
-  ids: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string())),
-});

@@ -6,15 +6,17 @@ export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Suc
 /** At most this many ids in one batch get; more is a 400, as in OpenHands' contract. */
 export const MAX_BATCH_IDS = 100;
 
+/** Repeated query ids: Hono hands over a single value as a string and repeated ones as an array. */
+const RepeatedIdsSchema = z
+  .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string()))
+  .openapi({ type: 'array', items: { type: 'string' }, description: `Ids to fetch (at most ${MAX_BATCH_IDS}).` });
+
 /**
- * `?id=a&id=b`: Hono hands over a single value as a string and repeated ones as an array.
- * The count is checked by the service (a 400, not a 422).
+ * `?id=a&id=b` for sandboxes and specs, `?ids=a&ids=b` for app conversations and start tasks, as
+ * OpenHands names them. The count is checked by the service (a 400, not a 422).
  */
-export const BatchIdsQuerySchema = z.object({
-  id: z
-    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string()))
-    .openapi({ type: 'array', items: { type: 'string' }, description: `Ids to fetch (at most ${MAX_BATCH_IDS}).` }),
-});
+export const BatchIdsQuerySchema = z.object({ id: RepeatedIdsSchema });
+export const BatchIdsPluralQuerySchema = z.object({ ids: RepeatedIdsSchema });
 
 export const ErrorDetailSchema = z.object({ detail: z.string() }).openapi('ErrorDetail');
 

@@ -4,10 +4,9 @@ import {
   AppConversationFilterSchema,
   AppConversationPageSchema,
   AppConversationSchema,
-  BatchIdsQuerySchema,
   SearchAppConversationsQuerySchema,
 } from '../../app-conversations/models.js';
-import { errorResponses } from '../../models/common.js';
+import { BatchIdsPluralQuerySchema, errorResponses } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 
 const search = createRoute({
@@ -39,7 +38,7 @@ const batchGet = createRoute({
   path: '/api/v1/app-conversations',
   tags: ['App conversations'],
   summary: 'Get app conversations by id (null for each unknown id)',
-  request: { query: BatchIdsQuerySchema },
+  request: { query: BatchIdsPluralQuerySchema },
   responses: {
     200: {
       description: 'One entry per id, in order',

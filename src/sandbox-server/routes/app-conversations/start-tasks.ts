@@ -2,12 +2,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import {
   AppConversationStartTaskPageSchema,
   AppConversationStartTaskSchema,
-  BatchIdsQuerySchema,
   SearchStartTasksQuerySchema,
   StartTaskFilterSchema,
 } from '../../app-conversations/models.js';
 import { countStartTasks, getStartTasks, searchStartTasks } from '../../app-conversations/start-tasks.js';
-import { errorResponses } from '../../models/common.js';
+import { BatchIdsPluralQuerySchema, errorResponses } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 
 const search = createRoute({
@@ -39,7 +38,7 @@ const batchGet = createRoute({
   path: '/api/v1/app-conversations/start-tasks',
   tags: ['App conversations'],
   summary: 'Get start tasks by id (null for each unknown id)',
-  request: { query: BatchIdsQuerySchema },
+  request: { query: BatchIdsPluralQuerySchema },
   responses: {
     200: {
       description: 'One entry per id, in order',
