@@ -202,6 +202,31 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(proxied.body.detail).toMatch(/is paused; resume it first/);
   });
 
+  it('counts traffic through the proxy as activity, so idle auto-pause spares a sandbox in use', async () => {
+    const specId = `idle-${driver}`;
+    expect((await h.request('POST', '/api/v1/sandbox-specs', { id: specId, image: 'img:1', idle_pause_seconds: 600 })).status).toBe(201);
+    const used = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body.id as string;
+    const idle = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body.id as string;
+    for (const id of [used, idle]) {
+      await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${id}`)).body[0].status).toBe('RUNNING'), {
+        timeout: 10_000,
+        interval: 50,
+      });
+    }
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await handle.db.update(sandboxes).set({ lastActiveAt: anHourAgo }).where(eq(sandboxes.id, used));
+    expect((await h.request('GET', `/api/v1/sandboxes/${used}/agent/alive`)).status).toBe(200);
+    await handle.db.update(sandboxes).set({ lastActiveAt: anHourAgo }).where(eq(sandboxes.id, idle));
+
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${idle}`)).body[0].status).toBe('PAUSED'), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect((await h.request('GET', `/api/v1/sandboxes?id=${used}`)).body[0].status).toBe('RUNNING');
+    const [row] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, used));
+    expect(Date.now() - (row?.lastActiveAt.getTime() ?? 0)).toBeLessThan(60_000);
+  });
+
   it('ends in ERROR with a detail for an unknown sandbox, a deleted sandbox and a failing agent-server', async () => {
     const unknown = await startReady({ sandbox_id: 'no-such-sandbox' });
     expect(unknown).toMatchObject({ status: 'ERROR', detail: 'Sandbox not found' });
