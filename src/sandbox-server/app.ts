@@ -59,7 +59,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     reconciler: options.reconciler,
     maxRunningSandboxes: options.maxRunningSandboxes,
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
-    agentClient: (target) => createAgentClient(target),
+    agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),
   };
   const startTasks = new StartTaskRunner(ctx);
   const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx) };

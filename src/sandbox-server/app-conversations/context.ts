@@ -11,5 +11,5 @@ export interface AppConversationSettings {
 
 export interface AppConversationContext extends ServiceContext {
   settings: AppConversationSettings;
-  agentClient(target: AgentServerTarget): AgentClient;
+  agentClient(target: AgentServerTarget, options?: { timeoutMs?: number }): AgentClient;
 }

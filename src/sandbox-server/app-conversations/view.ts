@@ -5,6 +5,9 @@ import { agentTargetOf } from '../proxy/resolve-target.js';
 import type { AppConversationContext } from './context.js';
 import type { AppConversation, AppConversationStartTask } from './models.js';
 
+/** A hung agent-server costs a listing this long at most; its conversations then show nulls. */
+const LIVE_STATUS_TIMEOUT_MS = 2_000;
+
 /**
  * The wire view of app conversations. Sandbox status comes from our database; execution status,
  * URL and key only while the sandbox runs, read live from its agent-server with one batch call per
@@ -22,7 +25,7 @@ export async function toAppConversations(ctx: AppConversationContext, rows: AppC
       if (!target) return;
       const ids = rows.filter((row) => row.sandboxId === sandbox.id).map((row) => row.id);
       const infos = await ctx
-        .agentClient(target)
+        .agentClient(target, { timeoutMs: LIVE_STATUS_TIMEOUT_MS })
         .getConversations(ids)
         .catch(() => []);
       infos.forEach((info, i) => {
