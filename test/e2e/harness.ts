@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { expect, vi } from 'vitest';
 import { loadConfig } from '../../src/sandbox-server/config.js';
 import { buildAgentServerImage } from '../../src/sandbox-server/image/index.js';
@@ -7,7 +7,8 @@ import { ensureBuilt } from '../helpers/build.js';
 import { TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 
-export const E2E_IMAGE = 'sandbox-server/agent-server:e2e';
+/** Tagged per checkout, so that two checkouts testing on one engine never run each other's build. */
+export const E2E_IMAGE = `sandbox-server/agent-server:e2e-${createHash('sha256').update(import.meta.dirname).digest('hex').slice(0, 8)}`;
 
 /** Builds the agent-server image this checkout produces, FROM the offline base. */
 export async function buildE2eImage(): Promise<void> {
