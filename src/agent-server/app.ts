@@ -2,6 +2,7 @@ import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import packageJson from '../../package.json' with { type: 'json' };
 import { createApiApp } from '../http/app.js';
+import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
 import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
@@ -18,6 +19,8 @@ export interface AgentServerOptions {
   dataDir: string;
   /** Accepted session API keys; empty turns authentication off. */
   sessionKeys: readonly string[];
+  /** Host names served besides loopback ones, and origins allowed to call from a browser. */
+  browser?: BrowserGuardOptions;
   /** Where /api/bash commands run by default; the process's working directory when absent. */
   workspaceDir?: string;
 }
@@ -40,6 +43,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const metrics = createMetrics();
   app.use('*', requestLogger());
   app.use('*', metricsMiddleware(metrics));
+  app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
 
   app.use('*', requireSessionKey(options.sessionKeys));
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });

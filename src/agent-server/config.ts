@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 
 export const HELP = `Usage: agent-server [options]
 
@@ -22,6 +23,10 @@ Environment:
                         session_api_key). When none is set, requests need no key, and the server
                         only listens on a loopback address.
   SESSION_API_KEY       One more accepted session API key.
+  ALLOWED_HOSTS         Comma-separated Host names served besides loopback names and addresses
+                        (others get 403, against DNS rebinding).
+  CORS_ORIGINS          Comma-separated origins whose web pages may call the API; unset keeps CORS
+                        closed and refuses state-changing requests from other sites.
   LOG_LEVEL             fatal, error, warn, info, debug, trace or silent. Default info.
 `;
 
@@ -38,6 +43,8 @@ const ConfigSchema = z
     dataDir: z.string().min(1, 'must not be empty'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sessionKeys: z.array(z.string()),
+    allowedHosts: z.array(z.string()),
+    corsOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'every entry must be an origin such as https://ui.example.com')),
   })
   .refine((config) => config.sessionKeys.length > 0 || LOOPBACK_HOSTS.has(config.host), {
     path: ['host'],
@@ -65,6 +72,7 @@ const SETTING_NAMES: Record<string, string> = {
   port: '--port / PORT',
   dataDir: '--data-dir / DATA_DIR',
   logLevel: 'LOG_LEVEL',
+  corsOrigins: 'CORS_ORIGINS',
 };
 
 /** A setting that cannot be used; its message is one line meant for the operator. */
@@ -98,6 +106,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     dataDir: flags['data-dir'] ?? env['DATA_DIR'] ?? './data',
     logLevel: env['LOG_LEVEL'] ?? 'info',
     sessionKeys: sessionKeysFromEnv(env),
+    allowedHosts: commaSeparated(env['ALLOWED_HOSTS']),
+    corsOrigins: commaSeparated(env['CORS_ORIGINS']),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -35,7 +35,11 @@ async function main(): Promise<void> {
 
   let agentServer;
   try {
-    agentServer = await createAgentServerApp({ dataDir: config.dataDir, sessionKeys: config.sessionKeys });
+    agentServer = await createAgentServerApp({
+      dataDir: config.dataDir,
+      sessionKeys: config.sessionKeys,
+      browser: { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins },
+    });
   } catch (error) {
     logger.fatal({ err: error, dataDir: config.dataDir }, 'agent-server cannot open its data directory');
     process.exit(1);

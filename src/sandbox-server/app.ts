@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import { createApiApp } from '../http/app.js';
+import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
 import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, type Metrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
@@ -23,6 +24,8 @@ export interface SandboxServerAppOptions {
   reconciler: ReconcilerKick;
   /** Keys accepted on /api; empty turns authentication off. */
   apiKeys: readonly string[];
+  /** Host names served besides loopback ones, and origins allowed to call from a browser. */
+  browser?: BrowserGuardOptions;
   maxRunningSandboxes: number;
   /** LLM defaults and timeouts of app conversations. */
   appConversations?: AppConversationSettings;
@@ -53,6 +56,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   // First, so that requests refused by authentication are logged and counted too.
   app.use('*', requestLogger());
   app.use('*', metricsMiddleware(metrics));
+  app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const ctx: AppConversationContext = {
     db: options.db,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 
 // This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
 // invalid level would crash there with a stack trace instead of the one-line message below.
@@ -7,6 +8,16 @@ import { z } from 'zod';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const hostList = () =>
+  z
+    .string()
+    .transform(commaSeparated)
+    .pipe(z.array(z.string().regex(/^[a-zA-Z0-9.:[\]_-]+$/, 'every entry must be a bare host name, without scheme or port')));
+const originList = () =>
+  z
+    .string()
+    .transform(commaSeparated)
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'every entry must be an origin such as https://ui.example.com')));
 
 /** One environment variable: how it is parsed, its default, and what `--help` says about it. */
 interface Variable<T extends z.ZodType> {
@@ -44,6 +55,16 @@ export const CONFIG_VARIABLES = {
     default: '',
     help: 'Comma-separated API keys clients send as "Authorization: Bearer <key>". Unset turns auth off (loopback HOST only).',
     secret: true,
+  }),
+  ALLOWED_HOSTS: variable({
+    schema: hostList(),
+    default: '',
+    help: 'Comma-separated Host names served besides loopback names and addresses (others get 403, against DNS rebinding).',
+  }),
+  CORS_ORIGINS: variable({
+    schema: originList(),
+    default: '',
+    help: 'Comma-separated origins (e.g. https://ui.example.com) whose web pages may call the API; unset keeps CORS closed.',
   }),
   MAX_RUNNING_SANDBOXES: variable({
     schema: integer(1),

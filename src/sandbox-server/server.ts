@@ -71,6 +71,7 @@ export async function startSandboxServer(
     db: database.db,
     reconciler,
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
+    browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     metrics,
     appConversations: {

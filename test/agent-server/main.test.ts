@@ -101,7 +101,7 @@ describe('parseConfig', () => {
   it('uses the defaults, then the environment, then the flags', () => {
     expect(parseConfig([], {})).toEqual({
       help: false,
-      config: { host: '127.0.0.1', port: 8000, dataDir: './data', logLevel: 'info', sessionKeys: [] },
+      config: { host: '127.0.0.1', port: 8000, dataDir: './data', logLevel: 'info', sessionKeys: [], allowedHosts: [], corsOrigins: [] },
     });
     const env = { HOST: '::1', PORT: '9000', DATA_DIR: '/env', LOG_LEVEL: 'debug' };
     expect(parseConfig([], env)).toMatchObject({ config: { host: '::1', port: 9000, dataDir: '/env', logLevel: 'debug' } });
@@ -109,6 +109,9 @@ describe('parseConfig', () => {
       config: { host: 'localhost', port: 0, dataDir: '/flag' },
     });
     expect(parseConfig(['-h'], {})).toEqual({ help: true });
+    expect(parseConfig([], { ALLOWED_HOSTS: 'a.example, b.example', CORS_ORIGINS: 'https://ui.example' })).toMatchObject({
+      config: { allowedHosts: ['a.example', 'b.example'], corsOrigins: ['https://ui.example'] },
+    });
   });
 
   it('collects the session keys in order and ignores empty ones', () => {

@@ -9,6 +9,8 @@ describe('loadConfig', () => {
       DATA_DIR: `${process.cwd()}/.data`,
       DATABASE_URL: undefined,
       SANDBOX_SERVER_API_KEYS: [],
+      ALLOWED_HOSTS: [],
+      CORS_ORIGINS: [],
       MAX_RUNNING_SANDBOXES: 10,
       SANDBOX_BASE_IMAGE: 'node:20-bookworm-slim',
       AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',

@@ -8,7 +8,8 @@ export interface AgentServerTarget {
 }
 
 // Hop-by-hop headers describe one connection, not the message (RFC 9110 7.6.1). `authorization`
-// carries the control plane's own credential, which must never reach a sandbox.
+// carries the control plane's own credential, which must never reach a sandbox. The browser's
+// `origin` and `sec-fetch-*` were judged by the control plane; the hop to the agent-server is ours.
 const REQUEST_HEADERS_DROPPED = new Set([
   'connection',
   'keep-alive',
@@ -22,6 +23,11 @@ const REQUEST_HEADERS_DROPPED = new Set([
   'content-length',
   'authorization',
   'x-session-api-key',
+  'origin',
+  'sec-fetch-site',
+  'sec-fetch-mode',
+  'sec-fetch-dest',
+  'sec-fetch-user',
 ]);
 
 // The body is streamed on as it arrives, chunked, so its length is left to the server that sends it.

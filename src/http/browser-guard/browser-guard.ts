@@ -1,0 +1,60 @@
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { ForbiddenError } from '../errors.js';
+import { isAllowedHost } from './allowed-hosts.js';
+
+export interface BrowserGuardOptions {
+  /** Host names served besides loopback names and addresses (ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
+  /** Origins whose pages may call the API (CORS_ORIGINS); empty keeps CORS closed. */
+  corsOrigins: readonly string[];
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Keeps web pages the operator happens to open from driving the server, with or without keys:
+ * - a `Host` that is neither loopback nor listed is refused (DNS rebinding);
+ * - a state-changing request (any method but GET, HEAD, OPTIONS, and every WebSocket upgrade) that
+ *   a browser marks as coming from another site is refused (CSRF): `Sec-Fetch-Site: cross-site`,
+ *   or an `Origin` that is neither this server's own nor listed in CORS_ORIGINS.
+ * Programs (OpenHands clients, curl, sandboxctl) send no Origin and pass unchanged.
+ */
+export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler[] {
+  const origins = new Set(options.corsOrigins.map(normalizeOrigin));
+  const guard: MiddlewareHandler = async function refuseCrossSite(c, next) {
+    const url = new URL(c.req.url);
+    if (!isAllowedHost(url.hostname, options.allowedHosts)) {
+      throw new ForbiddenError(`Host ${url.hostname} is not allowed; list it in ALLOWED_HOSTS`);
+    }
+    const changesState = !SAFE_METHODS.has(c.req.method) || c.req.header('upgrade')?.toLowerCase() === 'websocket';
+    if (changesState) {
+      const origin = c.req.header('origin');
+      const listed = origin !== undefined && origins.has(normalizeOrigin(origin));
+      if (!listed && c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site') {
+        throw new ForbiddenError('Cross-site request refused');
+      }
+      if (origin !== undefined && !listed && normalizeOrigin(origin) !== url.origin) {
+        throw new ForbiddenError(`Origin ${origin} is not allowed; list it in CORS_ORIGINS`);
+      }
+    }
+    return next();
+  };
+  if (origins.size === 0) return [guard];
+  const corsHandler = cors({
+    origin: [...origins],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Session-API-Key'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    maxAge: 600,
+  });
+  return [guard, corsHandler];
+}
+
+/** Origins compare as the URL parser writes them: lower-case scheme and host, default port dropped. */
+function normalizeOrigin(origin: string): string {
+  try {
+    return new URL(origin).origin;
+  } catch {
+    return origin;
+  }
+}

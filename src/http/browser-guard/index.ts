@@ -1,0 +1,2 @@
+export { commaSeparated, isAllowedHost, isLoopbackName } from './allowed-hosts.js';
+export { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
