@@ -5,11 +5,12 @@ import type { SandboxMetrics } from '../../http/metrics/index.js';
 import { type Logger, logger } from '../../logger.js';
 import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
 import { checkAgentServerAlive } from './alive.js';
-import { dataVolumeNameFor } from './container-request.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { createLimiter, forEachLimited } from './limit.js';
+import { OrphanSweeper } from './orphans.js';
 import { applyPolicies } from './policies.js';
 import { reconcileSandbox, type SandboxPassContext } from './reconcile-sandbox.js';
+import { WorkQueue } from './work-queue.js';
 
 export interface ReconcilerOptions {
   db: Database;
@@ -39,15 +40,14 @@ const CHANGE_CONCURRENCY = 4;
 const PASS_CONCURRENCY = 8;
 /** A create that has not settled after this long is forgotten (the engine may have hung). */
 const CREATE_MEMORY_MS = 60_000;
-/** Waiting for /alive: every 100 ms for the first 3 s, then every second. */
-const ALIVE_FAST_CHECKS = 30;
-const ALIVE_FAST_MS = 100;
-const ALIVE_SLOW_MS = 1_000;
 /** How long stop() waits for the work under way. */
 const STOP_WAIT_MS = 10_000;
 /** Retryable failures back off from 500 ms, doubling, up to 30 s. */
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_MAX_MS = 30_000;
+const BACKOFF = { baseMs: 500, maxMs: 30_000 };
+
+/** The queue's key for a pass over every sandbox (plus policies and orphans). */
+const EVERY_SANDBOX = Symbol('every sandbox');
+type WorkKey = string | typeof EVERY_SANDBOX;
 
 interface RowWithSpec {
   row: SandboxRow;
@@ -56,39 +56,29 @@ interface RowWithSpec {
 
 /**
  * Converges every live sandbox row toward its desired state. Passes never overlap: kicks, runtime
- * events, requeues and the interval only mark work, and one pass at a time takes it. Creates run in
- * the background (they are the slow step), remembered in CreatesInFlight until a listing shows them.
+ * events, requeues and the interval only add keys to the work queue, and one pass at a time takes
+ * every ready key. Creates run in the background (they are the slow step), remembered in
+ * CreatesInFlight until a listing shows them.
  */
 export class Reconciler {
   private readonly db: Database;
   private readonly runtime: SandboxRuntime;
   private readonly intervalMs: number;
-  private readonly orphanGraceMs: number;
   private readonly checkAlive: (url: string, sessionApiKey: string) => Promise<boolean>;
   private readonly dataMountPath: string;
   private readonly log: Logger;
   private readonly metrics: SandboxMetrics | undefined;
 
+  private readonly queue: WorkQueue<WorkKey>;
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
   private readonly pendingCreates = new Set<Promise<void>>();
-  /** Orphaned container id -> when a pass first saw it. */
-  private readonly orphansSeenAt = new Map<string, number>();
-  private readonly backoff = new Map<string, { attempts: number; until: number }>();
-  /** Consecutive passes that found the sandbox still waiting for /alive. */
-  private readonly aliveChecks = new Map<string, number>();
+  private readonly orphans: OrphanSweeper;
 
   private stopped = true;
   private stopWatching: (() => void) | undefined;
   private interval: NodeJS.Timeout | undefined;
-  private pendingFull = false;
-  private readonly pendingIds = new Set<string>();
   private wakeScheduled = false;
   private draining = false;
-  private passFailures = 0;
-  /** sandbox id -> when it is due for another look. */
-  private readonly due = new Map<string, number>();
-  private dueTimer: NodeJS.Timeout | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
   /** Serializes passes: reconcileOnce() and the loop's own passes queue here. */
   private passes: Promise<void> = Promise.resolve();
 
@@ -96,11 +86,12 @@ export class Reconciler {
     this.db = options.db;
     this.runtime = limitRuntime(options.runtime, createLimiter(CREATE_CONCURRENCY), createLimiter(CHANGE_CONCURRENCY));
     this.intervalMs = options.intervalMs ?? 5_000;
-    this.orphanGraceMs = options.orphanGraceMs ?? 60_000;
     this.checkAlive = options.checkAlive ?? checkAgentServerAlive;
     this.dataMountPath = options.dataMountPath ?? '/data';
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId });
     this.metrics = options.metrics;
+    this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
+    this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log);
   }
 
   /** Adopts what the runtime already runs (one full pass), then follows events and the interval. */
@@ -119,14 +110,7 @@ export class Reconciler {
   /** Asks for a pass soon: of one sandbox, or of everything. Kicks arriving together share a pass. */
   kick(sandboxId?: string): void {
     if (this.stopped) return;
-    if (sandboxId === undefined) this.pendingFull = true;
-    else this.pendingIds.add(sandboxId);
-    if (this.wakeScheduled) return;
-    this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      void this.drain();
-    });
+    this.queue.add(sandboxId ?? EVERY_SANDBOX);
   }
 
   /**
@@ -138,9 +122,7 @@ export class Reconciler {
     this.stopped = true;
     this.stopWatching?.();
     clearInterval(this.interval);
-    clearTimeout(this.dueTimer);
-    clearTimeout(this.retryTimer);
-    this.due.clear();
+    this.queue.clear();
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, STOP_WAIT_MS).unref();
@@ -165,17 +147,31 @@ export class Reconciler {
     return result;
   }
 
+  /**
+   * Keys that become ready together (a burst of kicks, one timer) share one pass. While stopped the
+   * queue still keeps requeues and back-offs, so that reconcileOnce() alone honours them; they are
+   * taken once the loop starts.
+   */
+  private wake(): void {
+    if (this.stopped || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      void this.drain();
+    });
+  }
+
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (!this.stopped && (this.pendingFull || this.pendingIds.size > 0)) {
-        const only = this.pendingFull ? undefined : new Set(this.pendingIds);
-        this.pendingFull = false;
-        this.pendingIds.clear();
+      while (!this.stopped) {
+        const keys = this.queue.take();
+        if (keys.length === 0) break;
+        const only = keys.includes(EVERY_SANDBOX) ? undefined : new Set(keys as string[]);
         try {
           await this.exclusive(() => this.pass(only));
-          this.passFailures = 0;
+          this.queue.forget(EVERY_SANDBOX);
         } catch (error) {
           this.passFailed(error);
         }
@@ -187,13 +183,9 @@ export class Reconciler {
 
   /** The engine or the database did not answer: keep the last known statuses, try again later. */
   private passFailed(error: unknown): void {
-    this.passFailures++;
     this.metrics?.countReconcileError();
-    const delay = backoffDelay(this.passFailures);
+    const delay = this.queue.addRateLimited(EVERY_SANDBOX);
     this.log.warn({ err: error, retryInMs: delay }, 'reconcile pass failed');
-    if (this.stopped) return;
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.kick(), delay).unref();
   }
 
   private async pass(only: Set<string> | undefined): Promise<void> {
@@ -219,7 +211,7 @@ export class Reconciler {
       dataMountPath: this.dataMountPath,
     };
     await forEachLimited(entries, PASS_CONCURRENCY, (entry) => this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], listedAt, context));
-    if (!only) await this.removeOrphans(observed, new Set(entries.map((e) => e.row.id)));
+    if (!only) await this.orphans.sweep(observed, new Set(entries.map((e) => e.row.id)), Date.now());
     this.metrics?.observeReconcile((performance.now() - started) / 1000);
   }
 
@@ -245,30 +237,24 @@ export class Reconciler {
 
   private async reconcileRow(entry: RowWithSpec, containers: ContainerObservation[], listedAt: number, context: SandboxPassContext): Promise<void> {
     const { row } = entry;
-    const now = Date.now();
-    const backoff = this.backoff.get(row.id);
-    if (backoff && backoff.until > now) return this.requeue(row.id, backoff.until - now);
+    // A sandbox backing off waits out its back-off whoever asks, so a burst of events cannot
+    // hammer a failing engine; the queue holds it until then.
+    const backoffMs = this.queue.backoffRemainingMs(row.id);
+    if (backoffMs > 0) return this.queue.addAfter(row.id, backoffMs);
 
+    const now = Date.now();
     const create = this.creates.view(row.id, listedAt, now, containers.length > 0);
     const result = await reconcileSandbox({ ...entry, containers, create }, context);
     this.observeArrival(row, result.status, now);
 
-    if (result.retryableError) {
+    if (result.error) {
       this.metrics?.countReconcileError();
-      const attempts = (backoff?.attempts ?? 0) + 1;
-      const delay = backoffDelay(attempts);
-      this.log.warn({ sandboxId: row.id, err: result.retryableError, retryInMs: delay }, 'sandbox step failed; backing off');
-      this.backoff.set(row.id, { attempts, until: now + delay });
-      return this.requeue(row.id, delay);
+      const delay = this.queue.addRateLimited(row.id);
+      this.log.warn({ sandboxId: row.id, err: result.error, retryInMs: delay }, 'sandbox step failed; backing off');
+      return;
     }
-    this.backoff.delete(row.id);
-    if (result.recheckSoon) {
-      const checks = (this.aliveChecks.get(row.id) ?? 0) + 1;
-      this.aliveChecks.set(row.id, checks);
-      this.requeue(row.id, checks <= ALIVE_FAST_CHECKS ? ALIVE_FAST_MS : ALIVE_SLOW_MS);
-    } else {
-      this.aliveChecks.delete(row.id);
-    }
+    this.queue.forget(row.id);
+    if (result.requeueAfterMs !== undefined) this.queue.addAfter(row.id, result.requeueAfterMs);
   }
 
   /**
@@ -297,55 +283,6 @@ export class Reconciler {
     });
     this.pendingCreates.add(tracked);
   }
-
-  /** Containers with our instance label that no live row claims, removed once the grace is over. */
-  private async removeOrphans(observed: ContainerObservation[], liveIds: Set<string>): Promise<void> {
-    const now = Date.now();
-    const orphans = observed.filter((c) => !liveIds.has(c.sandboxId));
-    const orphanIds = new Set(orphans.map((c) => c.containerId));
-    for (const containerId of this.orphansSeenAt.keys()) if (!orphanIds.has(containerId)) this.orphansSeenAt.delete(containerId);
-    await forEachLimited(orphans, PASS_CONCURRENCY, async (orphan) => {
-      const seenAt = this.orphansSeenAt.get(orphan.containerId) ?? now;
-      this.orphansSeenAt.set(orphan.containerId, seenAt);
-      if (now - seenAt < this.orphanGraceMs) return;
-      try {
-        await this.runtime.remove(orphan.containerId);
-        if (orphan.sandboxId) await this.runtime.removeVolume(dataVolumeNameFor(orphan.sandboxId));
-        this.orphansSeenAt.delete(orphan.containerId);
-        this.log.info({ containerId: orphan.containerId, sandboxId: orphan.sandboxId }, 'removed orphaned container');
-      } catch (error) {
-        this.log.warn({ containerId: orphan.containerId, err: error }, 'could not remove orphaned container');
-      }
-    });
-  }
-
-  private requeue(sandboxId: string, delayMs: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + delayMs;
-    const current = this.due.get(sandboxId);
-    if (current !== undefined && current <= at) return;
-    this.due.set(sandboxId, at);
-    this.armDueTimer();
-  }
-
-  private armDueTimer(): void {
-    clearTimeout(this.dueTimer);
-    if (this.due.size === 0 || this.stopped) return;
-    const next = Math.min(...this.due.values());
-    this.dueTimer = setTimeout(() => {
-      const now = Date.now();
-      for (const [sandboxId, at] of this.due) {
-        if (at > now) continue;
-        this.due.delete(sandboxId);
-        this.kick(sandboxId);
-      }
-      this.armDueTimer();
-    }, Math.max(0, next - Date.now())).unref();
-  }
-}
-
-function backoffDelay(attempts: number): number {
-  return Math.min(BACKOFF_BASE_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS);
 }
 
 type Limit = <T>(task: () => Promise<T>) => Promise<T>;

@@ -24,13 +24,22 @@ export interface SandboxPassContext {
   dataMountPath: string;
 }
 
+/** What a pass asks of the queue, as a controller-runtime Reconcile returns a Result. */
 export interface SandboxPassResult {
   status: SandboxStatus;
-  /** Starting and nothing will announce progress (no create pending): look again soon. */
-  recheckSoon: boolean;
+  /** Nothing will announce progress (starting, no create pending): look again after this long. */
+  requeueAfterMs?: number;
   /** The step failed in a way worth retrying: back off, then try again. */
-  retryableError: RuntimeError | null;
+  error?: RuntimeError;
 }
+
+/**
+ * Waiting for /alive: every 100 ms for the first 5 s of starting (creating the container included,
+ * which takes a second or two), then every second.
+ */
+const ALIVE_FAST_FOR_MS = 5_000;
+const ALIVE_FAST_MS = 100;
+const ALIVE_SLOW_MS = 1_000;
 
 /** The observed columns of a row, the only ones the reconciler writes. */
 type Observed = Pick<SandboxRow, 'status' | 'statusDetail' | 'containerId' | 'hostPorts' | 'deletedAt'>;
@@ -112,7 +121,17 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
     hostPorts: container && Object.keys(container.hostPorts).length > 0 ? container.hostPorts : null,
     deletedAt: finished ? new Date() : null,
   });
-  return { status, recheckSoon: status === 'STARTING' && !creating, retryableError: retryable };
+  const result: SandboxPassResult = { status };
+  if (retryable) result.error = retryable;
+  else if (status === 'STARTING' && !creating) result.requeueAfterMs = aliveRecheckDelay(row, status);
+  return result;
+}
+
+/** How soon to ask again: often while the sandbox has only just begun to start, then calmly. */
+function aliveRecheckDelay(row: SandboxRow, status: SandboxStatus): number {
+  // updatedAt moves with every observed change, so it marks when the current wait began.
+  const waitedMs = row.status === status ? Date.now() - row.updatedAt.getTime() : 0;
+  return waitedMs < ALIVE_FAST_FOR_MS ? ALIVE_FAST_MS : ALIVE_SLOW_MS;
 }
 
 async function isAlive(
