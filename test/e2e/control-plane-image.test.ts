@@ -56,5 +56,6 @@ describe.runIf(docker)('the control-plane image', () => {
     expect((await container.inspect()).State.ExitCode).toBe(0);
     const sandboxes = await engine.listContainers({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
     expect(sandboxes.map((c) => c.State)).toEqual(['running']);
-  });
+    // Its waits (health, then RUNNING) may each take a minute on a loaded machine.
+  }, 180_000);
 });
