@@ -3,9 +3,9 @@
  * two cannot disagree. Type-only imports: none of the server's code ends up in a client bundle.
  */
 import type { z } from 'zod';
-import type { EventSearchQuerySchema } from '../agent-server/conversations/event-queries.js';
-import type { SendMessageRequestSchema } from '../agent-server/conversations/requests.js';
-import type { BashOutputSchema, ExecuteBashRequestSchema } from '../agent-server/routes/bash/models.js';
+import type { EventSearchQuerySchema } from '../contracts/agent-server/event-queries.js';
+import type { SendMessageRequestSchema } from '../contracts/agent-server/conversation-requests.js';
+import type { BashOutputSchema, ExecuteBashRequestSchema } from '../contracts/agent-server/bash.js';
 import type { Event } from '../events/index.js';
 import type {
   AppConversationFilterSchema,

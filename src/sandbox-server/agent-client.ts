@@ -1,33 +1,35 @@
+import { z } from 'zod';
+import { type ConversationInfo, ConversationInfoSchema } from '../contracts/agent-server/conversation-info.js';
+import type { StartConversationRequestSchema } from '../contracts/agent-server/conversation-requests.js';
 import { BadGatewayError } from '../http/errors.js';
 import type { AgentServerTarget } from './proxy/forward-http.js';
 
-/** What the control plane reads of an agent-server's ConversationInfo. */
-export interface AgentConversation {
-  id: string;
-  execution_status?: string;
-  [field: string]: unknown;
-}
+/** The body of POST /api/conversations as the agent-server reads it (its defaults not yet applied). */
+export type StartConversationRequestBody = z.input<typeof StartConversationRequestSchema>;
 
 export interface AgentClient {
   /** POST /api/conversations; the same conversation_id twice is answered with the existing one. */
-  createConversation(request: Record<string, unknown>): Promise<AgentConversation>;
+  createConversation(request: StartConversationRequestBody): Promise<ConversationInfo>;
   /** GET /api/conversations?ids=...: null for each unknown id. */
-  getConversations(ids: string[]): Promise<(AgentConversation | null)[]>;
+  getConversations(ids: string[]): Promise<(ConversationInfo | null)[]>;
   /** DELETE /api/conversations/{id}; an unknown conversation is success. */
   deleteConversation(id: string): Promise<void>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const ConversationBatchSchema = z.array(ConversationInfoSchema.nullable());
 
 /**
- * The control plane's client of one sandbox's agent-server. Failures are BadGatewayErrors that
- * name what failed but never carry the session key.
+ * The control plane's client of one sandbox's agent-server. Answers are checked against the
+ * agent-server's own response schemas. Failures are BadGatewayErrors that name what failed but
+ * never carry the session key.
  */
 export function createAgentClient(target: AgentServerTarget, options: { timeoutMs?: number } = {}): AgentClient {
   const base = target.baseUrl.replace(/\/$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  async function call(method: string, path: string, body?: unknown, options: { allowNotFound?: boolean } = {}): Promise<unknown> {
+  /** The answer's status and text; an unreachable agent-server or a 5xx/4xx is a BadGatewayError. */
+  async function send(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {
@@ -43,29 +45,42 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
       const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
       throw new BadGatewayError(`Agent server unreachable (${method} ${path}): ${cause}`);
     }
-    const text = await response.text();
-    if (response.status === 404 && options.allowNotFound) return null;
-    if (!response.ok) {
-      throw new BadGatewayError(`Agent server answered ${response.status} to ${method} ${path}: ${text.slice(0, 500)}`);
-    }
+    return { status: response.status, text: await response.text() };
+  }
+
+  function failed(method: string, path: string, answer: { status: number; text: string }): BadGatewayError {
+    return new BadGatewayError(`Agent server answered ${answer.status} to ${method} ${path}: ${answer.text.slice(0, 500)}`);
+  }
+
+  async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown): Promise<z.output<T>> {
+    const answer = await send(method, path, body);
+    if (answer.status < 200 || answer.status > 299) throw failed(method, path, answer);
+    let json: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      json = JSON.parse(answer.text);
     } catch {
       throw new BadGatewayError(`Agent server sent a body that is not JSON for ${method} ${path}`);
     }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new BadGatewayError(`Agent server sent an unexpected body for ${method} ${path}: ${z.prettifyError(parsed.error).slice(0, 500)}`);
+    }
+    return parsed.data;
   }
 
   return {
-    async createConversation(request) {
-      return (await call('POST', '/api/conversations', request)) as AgentConversation;
+    createConversation(request) {
+      return call(ConversationInfoSchema, 'POST', '/api/conversations', request);
     },
     async getConversations(ids) {
       if (ids.length === 0) return [];
       const query = ids.map((id) => `ids=${encodeURIComponent(id)}`).join('&');
-      return (await call('GET', `/api/conversations?${query}`)) as (AgentConversation | null)[];
+      return call(ConversationBatchSchema, 'GET', `/api/conversations?${query}`);
     },
     async deleteConversation(id) {
-      await call('DELETE', `/api/conversations/${encodeURIComponent(id)}`, undefined, { allowNotFound: true });
+      const path = `/api/conversations/${encodeURIComponent(id)}`;
+      const answer = await send('DELETE', path);
+      if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw failed('DELETE', path, answer);
     },
   };
 }

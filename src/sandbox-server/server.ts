@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
+import { SANDBOX_STATUSES } from '../contracts/sandbox.js';
 import { createMetrics, createSandboxMetrics } from '../http/metrics/index.js';
 import { logger } from '../logger.js';
 import { createSandboxServerApp } from './app.js';
@@ -137,8 +138,6 @@ async function stopListening(server: ReturnType<typeof serve>): Promise<void> {
   clearTimeout(timer);
 }
 
-const STATUSES = ['STARTING', 'RUNNING', 'PAUSED', 'ERROR', 'MISSING'] as const;
-
 /** Live sandboxes by observed status, zeros included so no series vanishes. */
 async function countSandboxesByStatus(db: Database): Promise<Record<string, number>> {
   const rows = await db
@@ -146,7 +145,7 @@ async function countSandboxesByStatus(db: Database): Promise<Record<string, numb
     .from(sandboxes)
     .where(sql`${sandboxes.desiredState} <> 'DELETED'`)
     .groupBy(sandboxes.status);
-  const counts: Record<string, number> = Object.fromEntries(STATUSES.map((status) => [status, 0]));
+  const counts: Record<string, number> = Object.fromEntries(SANDBOX_STATUSES.map((status) => [status, 0]));
   for (const row of rows) counts[row.status] = row.count;
   return counts;
 }

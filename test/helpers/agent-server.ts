@@ -1,5 +1,5 @@
 import { createAgentServerApp, type AgentServer } from '../../src/agent-server/app.js';
-import type { ConversationInfo } from '../../src/agent-server/conversations/info.js';
+import type { ConversationInfo } from '../../src/contracts/agent-server/conversation-info.js';
 
 export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 

@@ -2,7 +2,7 @@ import { validationError } from '../../http/errors.js';
 import type { Page } from '../../http/paging.js';
 import { timestampMillis } from '../../events/timestamp.js';
 import type { ConversationMetadata } from './metadata.js';
-import type { ConversationExecutionStatus, ConversationSortOrder } from './requests.js';
+import type { ConversationExecutionStatus, ConversationSortOrder } from '../../contracts/agent-server/conversation-requests.js';
 
 export interface ConversationPageQuery {
   status?: ConversationExecutionStatus;

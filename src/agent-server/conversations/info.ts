@@ -1,37 +1,6 @@
-import { z } from 'zod';
-import { pageSchema } from '../../http/paging.js';
+import type { ConversationInfo } from '../../contracts/agent-server/conversation-info.js';
 import { maskSecrets } from './mask-secrets.js';
 import type { ConversationMetadata } from './metadata.js';
-import {
-  AgentSchema,
-  ConfirmationPolicySchema,
-  ConversationExecutionStatusSchema,
-  TagsSchema,
-} from './requests.js';
-
-/**
- * OpenHands' ConversationInfo, as far as this server knows it: what clients read to show and resume
- * a conversation. Secrets are left out and keys are masked.
- */
-export const ConversationInfoSchema = z.object({
-  id: z.string(),
-  agent: AgentSchema,
-  workspace: z.object({ kind: z.literal('LocalWorkspace'), working_dir: z.string() }),
-  execution_status: ConversationExecutionStatusSchema,
-  confirmation_policy: ConfirmationPolicySchema,
-  max_iterations: z.int(),
-  stuck_detection: z.boolean(),
-  title: z.string().nullable(),
-  tags: TagsSchema,
-  activated_knowledge_skills: z.array(z.string()),
-  stats: z.object({ usage_to_metrics: z.record(z.string(), z.unknown()) }),
-  metrics: z.null(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export type ConversationInfo = z.output<typeof ConversationInfoSchema>;
-
-export const ConversationPageSchema = pageSchema(ConversationInfoSchema);
 
 export function toConversationInfo(metadata: ConversationMetadata): ConversationInfo {
   return {

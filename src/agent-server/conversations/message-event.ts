@@ -1,5 +1,5 @@
 import { MessageEventSchema, type EventSource, type MessageEvent } from '../../events/index.js';
-import type { MessageRole, SendMessageRequest } from './requests.js';
+import type { MessageRole, SendMessageRequest } from '../../contracts/agent-server/conversation-requests.js';
 
 /**
  * The source recorded for a message sent through the API, by its role: user messages come from the

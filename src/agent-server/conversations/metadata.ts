@@ -6,7 +6,7 @@ import {
   SecretsSchema,
   TagsSchema,
   type StartConversationRequest,
-} from './requests.js';
+} from '../../contracts/agent-server/conversation-requests.js';
 
 /**
  * What `meta.json` holds for one conversation: the settings it was started with (secrets and the

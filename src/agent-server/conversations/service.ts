@@ -18,10 +18,11 @@ import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventFilter, type EventLog, type EventQuery } from '../store/index.js';
 import type { AgentRunner, ConfirmationResponse } from '../agent/index.js';
 import { AtomicJsonFile } from './atomic-json-file.js';
-import { isConversationId } from './conversation-id.js';
+import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
 import { pageConversations, type ConversationPageQuery } from './conversation-page.js';
 import { createConversationRunner } from './conversation-runner.js';
-import { toConversationInfo, type ConversationInfo } from './info.js';
+import { toConversationInfo } from './info.js';
+import type { ConversationInfo } from '../../contracts/agent-server/conversation-info.js';
 import { messageEventFrom } from './message-event.js';
 import { ConversationMetadataSchema, newConversationMetadata, type ConversationMetadata } from './metadata.js';
 import {
@@ -33,7 +34,7 @@ import {
   type SendMessageRequest,
   type StartConversationRequest,
   type UpdateConversationRequest,
-} from './requests.js';
+} from '../../contracts/agent-server/conversation-requests.js';
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';

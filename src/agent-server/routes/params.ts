@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConversationIdSchema } from '../conversations/conversation-id.js';
+import { ConversationIdSchema } from '../../contracts/agent-server/conversation-id.js';
 
 export const ConversationPathSchema = z.object({ conversation_id: ConversationIdSchema });
 

@@ -1,4 +1,5 @@
 import { iteratePages, type SandboxInfo, type SandboxServerClient } from '../../client/index.js';
+import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { CliError, EXIT_OK } from '../cli-error.js';
 import { collect } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, type ParsedArgs, stringOption } from '../command.js';
@@ -22,7 +23,7 @@ export async function requireSandbox(client: SandboxServerClient, id: string): P
 }
 
 function agentUrl(sandbox: SandboxInfo): string | undefined {
-  return sandbox.exposed_urls?.find((exposed) => exposed.name === 'AGENT_SERVER')?.url;
+  return sandbox.exposed_urls?.find((exposed) => exposed.name === AGENT_SERVER_PORT_NAME)?.url;
 }
 
 function printSandbox(ctx: CommandContext, sandbox: SandboxInfo): void {

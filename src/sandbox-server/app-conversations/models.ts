@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { SendMessageRequestSchema, TagsSchema } from '../../agent-server/conversations/requests.js';
+import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
+import { START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
 import { SandboxStatusSchema } from '../models/sandbox.js';
 
@@ -30,17 +31,7 @@ export const AppConversationStartRequestSchema = z
 export type AppConversationStartRequest = z.output<typeof AppConversationStartRequestSchema>;
 
 export const AppConversationStartTaskStatusSchema = z
-  .enum([
-    'WORKING',
-    'WAITING_FOR_SANDBOX',
-    'PREPARING_REPOSITORY',
-    'RUNNING_SETUP_SCRIPT',
-    'SETTING_UP_GIT_HOOKS',
-    'SETTING_UP_SKILLS',
-    'STARTING_CONVERSATION',
-    'READY',
-    'ERROR',
-  ])
+  .enum(START_TASK_STATUSES)
   .openapi('AppConversationStartTaskStatus');
 export type AppConversationStartTaskStatus = z.output<typeof AppConversationStartTaskStatusSchema>;
 

@@ -1,4 +1,5 @@
 import { validationError } from '../../http/errors.js';
+import type { StartConversationRequestBody } from '../agent-client.js';
 import type { AppConversationSettings } from './context.js';
 import type { AppConversationStartRequest } from './models.js';
 
@@ -24,7 +25,7 @@ export function agentConversationRequest(input: {
   secrets: Record<string, string>;
   settings: AppConversationSettings;
   workingDir: string;
-}): Record<string, unknown> {
+}): StartConversationRequestBody {
   const { request, settings } = input;
   return {
     conversation_id: input.conversationId,

@@ -2,15 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { eq, notInArray } from 'drizzle-orm';
 import { ApiError } from '../../http/errors.js';
 import { logger } from '../../logger.js';
-import {
-  appConversations,
-  appConversationStartTasks,
-  type StartTaskFailure,
-  type StartTaskRow,
-  type StartTaskStatus,
-  sandboxes,
-  sandboxSpecs,
-} from '../db/schema.js';
+import { appConversations, appConversationStartTasks, type StartTaskRow, sandboxes, sandboxSpecs } from '../db/schema.js';
+import type { StartTaskFailure, StartTaskStatus } from '../../contracts/start-task.js';
 import { waitForAgentServer } from '../proxy/resolve-target.js';
 import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
 import { startSandbox } from '../services/sandboxes/start-sandbox.js';

@@ -30,7 +30,7 @@ export async function toAppConversations(ctx: AppConversationContext, rows: AppC
         .catch(() => []);
       infos.forEach((info, i) => {
         const id = ids[i];
-        if (id && info) executionStatus.set(id, typeof info.execution_status === 'string' ? info.execution_status : null);
+        if (id && info) executionStatus.set(id, info.execution_status);
       });
     }),
   );

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { DESIRED_STATES, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
+import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 
 /** A port the sandbox's image listens on, published on 127.0.0.1 under `name` (AGENT_SERVER, ...). */
 export interface ExposedPort {
@@ -33,9 +35,6 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
 });
 
-export type DesiredState = 'RUNNING' | 'PAUSED' | 'DELETED';
-export type SandboxStatus = 'STARTING' | 'RUNNING' | 'PAUSED' | 'ERROR' | 'MISSING';
-
 /**
  * One row per sandbox. Intent (`desiredState`) is written by API handlers; everything observed
  * (`status`, `statusDetail`, `containerId`, `hostPorts`) is written only by the reconciler.
@@ -50,8 +49,8 @@ export const sandboxes = pgTable(
       .notNull()
       .references(() => sandboxSpecs.id),
     createdByUserId: text('created_by_user_id'),
-    desiredState: text('desired_state').$type<DesiredState>().notNull(),
-    status: text('status').$type<SandboxStatus>().notNull(),
+    desiredState: text('desired_state', { enum: DESIRED_STATES }).notNull(),
+    status: text('status', { enum: SANDBOX_STATUSES }).notNull(),
     statusDetail: text('status_detail'),
     sessionApiKey: text('session_api_key').notNull(),
     containerId: text('container_id'),
@@ -71,20 +70,6 @@ export const sandboxes = pgTable(
 export type SandboxSpecRow = typeof sandboxSpecs.$inferSelect;
 export type SandboxRow = typeof sandboxes.$inferSelect;
 
-export type StartTaskStatus =
-  | 'WORKING'
-  | 'WAITING_FOR_SANDBOX'
-  | 'PREPARING_REPOSITORY'
-  | 'RUNNING_SETUP_SCRIPT'
-  | 'SETTING_UP_GIT_HOOKS'
-  | 'SETTING_UP_SKILLS'
-  | 'STARTING_CONVERSATION'
-  | 'READY'
-  | 'ERROR';
-
-/** Why a start task ended in ERROR, so `?wait=true` can answer with a fitting status. */
-export type StartTaskFailure = 'not_found' | 'conflict' | 'upstream' | 'timeout';
-
 /**
  * The background job behind POST /api/v1/app-conversations. It lives in the database so a
  * restarted control plane picks up every task not yet READY or ERROR where it stopped.
@@ -94,9 +79,9 @@ export const appConversationStartTasks = pgTable(
   {
     id: text('id').primaryKey(),
     createdByUserId: text('created_by_user_id'),
-    status: text('status').$type<StartTaskStatus>().notNull(),
+    status: text('status', { enum: START_TASK_STATUSES }).notNull(),
     detail: text('detail'),
-    failure: text('failure').$type<StartTaskFailure>(),
+    failure: text('failure', { enum: START_TASK_FAILURES }),
     /** The id the conversation will have; shown as app_conversation_id once READY. */
     conversationId: text('conversation_id').notNull(),
     sandboxId: text('sandbox_id'),

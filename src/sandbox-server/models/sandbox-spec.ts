@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
 
 export const ExposedPortSchema = z
@@ -36,7 +37,7 @@ export const SearchSandboxSpecsQuerySchema = z.object({ page_id: PageIdQuerySche
 export const SandboxSpecIdParamsSchema = z.object({ id: z.string().min(1) });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const AGENT_SERVER_PORT = { name: 'AGENT_SERVER', container_port: 8000 };
+const AGENT_SERVER_PORT = { name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT };
 
 /** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
 export const CreateSandboxSpecRequestSchema = z

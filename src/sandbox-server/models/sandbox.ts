@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import { SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
 
-export const SandboxStatusSchema = z.enum(['STARTING', 'RUNNING', 'PAUSED', 'ERROR', 'MISSING']).openapi('SandboxStatus');
+export const SandboxStatusSchema = z.enum(SANDBOX_STATUSES).openapi('SandboxStatus');
 
 export const ExposedUrlSchema = z
   .object({

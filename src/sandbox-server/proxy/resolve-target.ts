@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
+import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { ConflictError, ServiceUnavailableError } from '../../http/errors.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../db/schema.js';
 import type { ServiceContext } from '../services/context.js';
@@ -9,7 +10,7 @@ import type { AgentServerTarget } from './forward-http.js';
 
 /** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
 export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
-  const port = row.hostPorts?.AGENT_SERVER;
+  const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
   if (row.status !== 'RUNNING' || port === undefined) return null;
   return { baseUrl: `http://127.0.0.1:${port}`, sessionApiKey: row.sessionApiKey };
 }

@@ -1,9 +1,6 @@
 import type { SandboxRow, SandboxSpecRow } from '../db/schema.js';
 import type { ContainerRequest } from '../runtime/runtime.js';
 
-/** The port name clients and health checks use to reach the agent-server. */
-export const AGENT_SERVER_PORT_NAME = 'AGENT_SERVER';
-
 export function dataVolumeNameFor(sandboxId: string): string {
   return `sandbox-server-data-${sandboxId}`;
 }

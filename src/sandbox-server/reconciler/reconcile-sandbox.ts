@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { type SandboxRow, type SandboxSpecRow, type SandboxStatus, sandboxes } from '../db/schema.js';
+import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../db/schema.js';
+import type { SandboxStatus } from '../../contracts/sandbox.js';
 import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
-import { AGENT_SERVER_PORT_NAME, containerRequestFor, dataVolumeNameFor } from './container-request.js';
+import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
+import { containerRequestFor, dataVolumeNameFor } from './container-request.js';
 import type { CreateView } from './creates-in-flight.js';
 import { planStep, type Step } from './plan-step.js';
 import { computeStatus } from './status.js';

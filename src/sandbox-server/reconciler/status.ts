@@ -1,4 +1,4 @@
-import type { DesiredState, SandboxStatus } from '../db/schema.js';
+import type { DesiredState, SandboxStatus } from '../../contracts/sandbox.js';
 import type { ContainerObservation } from '../runtime/runtime.js';
 
 export interface StatusInput {

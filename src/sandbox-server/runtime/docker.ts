@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
+import { CONTAINER_STATES, type ContainerState } from '../../contracts/container.js';
 import { logger } from '../../logger.js';
 import {
   type ContainerObservation,
   type ContainerRequest,
-  type ContainerState,
   LABEL_INSTANCE,
   LABEL_PORT_PREFIX,
   LABEL_SANDBOX_ID,
@@ -20,7 +20,6 @@ export interface DockerRuntimeOptions {
   docker?: Docker;
 }
 
-const CONTAINER_STATES: readonly ContainerState[] = ['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead'];
 const WATCH_RECONNECT_MS = 1_000;
 const NAME_CONFLICT_ATTEMPTS = 20;
 const NAME_CONFLICT_WAIT_MS = 100;

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type ContainerObservation,
-  type ContainerRequest,
-  type ContainerState,
-  type RuntimeEvent,
-  RuntimeError,
-  type SandboxRuntime,
-} from './runtime.js';
+import type { ContainerState } from '../../contracts/container.js';
+import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
+import { type ContainerObservation, type ContainerRequest, type RuntimeEvent, RuntimeError, type SandboxRuntime } from './runtime.js';
 
 type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'list' | 'inspect';
 
@@ -175,7 +170,7 @@ export function createFakeRuntime(): FakeRuntime {
     },
 
     addContainer(sandboxId, state = 'running') {
-      return { ...add(sandboxId, state, [{ name: 'AGENT_SERVER', container_port: 8000 }]) };
+      return { ...add(sandboxId, state, [{ name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT }]) };
     },
 
     failNext(verb, error) {

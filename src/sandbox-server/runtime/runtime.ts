@@ -3,6 +3,7 @@
  * beside Docker. Every verb is idempotent: pausing a paused container, removing a missing one,
  * creating when a container with the sandbox's label already exists all succeed.
  */
+import type { ContainerState } from '../../contracts/container.js';
 
 /** Labels every container we own carries; ownership is decided by label, never by name. */
 export const LABEL_SANDBOX_ID = 'sandbox-server.id';
@@ -11,8 +12,6 @@ export const LABEL_SPEC_ID = 'sandbox-server.spec';
 export const LABEL_INSTANCE = 'sandbox-server.instance';
 /** `sandbox-server.port.<name>=<container port>`: lets an observation name its published ports. */
 export const LABEL_PORT_PREFIX = 'sandbox-server.port.';
-
-export type ContainerState = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
 
 export interface ContainerObservation {
   containerId: string;

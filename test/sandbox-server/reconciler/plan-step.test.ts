@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredState, SandboxStatus } from '../../../src/sandbox-server/db/schema.js';
+import type { DesiredState, SandboxStatus } from '../../../src/contracts/sandbox.js';
 import { type PlanInput, planStep, type Step } from '../../../src/sandbox-server/reconciler/plan-step.js';
-import type { ContainerState } from '../../../src/sandbox-server/runtime/runtime.js';
+import type { ContainerState } from '../../../src/contracts/container.js';
 
 function plan(desired: DesiredState, states: ContainerState[], extra: Partial<PlanInput> = {}): Step {
   return planStep({

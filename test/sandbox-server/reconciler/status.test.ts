@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredState, SandboxStatus } from '../../../src/sandbox-server/db/schema.js';
-import type { ContainerState } from '../../../src/sandbox-server/runtime/runtime.js';
+import type { DesiredState, SandboxStatus } from '../../../src/contracts/sandbox.js';
+import type { ContainerState } from '../../../src/contracts/container.js';
 import { computeStatus, type StatusInput } from '../../../src/sandbox-server/reconciler/status.js';
 
 function input(overrides: Partial<StatusInput>): StatusInput {

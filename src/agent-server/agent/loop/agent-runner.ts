@@ -15,6 +15,7 @@
  * - `run()` never rejects: a failure is recorded as a ConversationErrorEvent and status `error`.
  * - After `close()` nothing more is appended: the log may be closing too.
  */
+import type { ExecutionStatus } from '../../../contracts/agent-server/execution-status.js';
 import {
   AgentErrorEventSchema,
   CondensationSchema,
@@ -46,7 +47,6 @@ import {
   iterationsOfCurrentRun,
   pendingActions,
   recordedStatus,
-  type ExecutionStatus,
 } from './run-state.js';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt.js';
 import { chatTools, eventsFromToolCalls } from './tool-calls.js';

@@ -6,5 +6,4 @@ export {
 } from './agent-runner.js';
 export type { CondenserOptions } from './condensation.js';
 export type { ConfirmationPolicy } from './confirmation-policy.js';
-export { EXECUTION_STATUSES, type ExecutionStatus } from './run-state.js';
 export { DEFAULT_SYSTEM_PROMPT } from './system-prompt.js';

@@ -2,21 +2,8 @@
  * The loop's state, read back from the events it recorded, so that a runner created over an
  * existing log (after a restart) carries on exactly where the last one stopped.
  */
+import { EXECUTION_STATUSES, type ExecutionStatus } from '../../../contracts/agent-server/execution-status.js';
 import type { ActionEvent, Event } from '../../../events/index.js';
-
-export const EXECUTION_STATUSES = [
-  'idle',
-  'running',
-  'paused',
-  'waiting_for_confirmation',
-  'finished',
-  'error',
-  'stuck',
-  'deleting',
-] as const;
-
-/** OpenHands' ConversationExecutionStatus values. */
-export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 export const EXECUTION_STATUS_KEY = 'execution_status';
 

@@ -5,7 +5,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { validationError } from '../../../http/errors.js';
 import { requireJsonBody } from '../json-body.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
-import { BashOutputSchema, ExecuteBashRequestSchema, type BashOutput } from './models.js';
+import { BashOutputSchema, ExecuteBashRequestSchema, type BashOutput } from '../../../contracts/agent-server/bash.js';
 import { runCommand } from './run-command.js';
 
 /** Characters kept per stream: a command that prints gigabytes answers with its head and tail. */

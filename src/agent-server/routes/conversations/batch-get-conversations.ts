@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { BadRequestError } from '../../../http/errors.js';
-import { ConversationInfoSchema } from '../../conversations/info.js';
-import { BatchGetConversationsQuerySchema } from '../../conversations/requests.js';
+import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
+import { BatchGetConversationsQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 

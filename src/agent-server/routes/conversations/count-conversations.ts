@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ConversationCountQuerySchema } from '../../conversations/requests.js';
+import { ConversationCountQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ConversationInfoSchema } from '../../conversations/info.js';
+import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ConversationPageSchema } from '../../conversations/info.js';
-import { ConversationSearchQuerySchema } from '../../conversations/requests.js';
+import { ConversationPageSchema } from '../../../contracts/agent-server/conversation-info.js';
+import { ConversationSearchQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 

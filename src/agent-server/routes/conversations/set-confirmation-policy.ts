@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { ConfirmationPolicySchema } from '../../conversations/requests.js';
+import { ConfirmationPolicySchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';

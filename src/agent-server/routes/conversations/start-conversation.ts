@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ConversationInfoSchema } from '../../conversations/info.js';
-import { StartConversationRequestSchema } from '../../conversations/requests.js';
+import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
+import { StartConversationRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { requireJsonBody } from '../json-body.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';

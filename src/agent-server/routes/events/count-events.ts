@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { EventFilterQuerySchema, eventFilterOf } from '../../conversations/event-queries.js';
+import { EventFilterQuerySchema } from '../../../contracts/agent-server/event-queries.js';
+import { eventFilterOf } from '../../conversations/event-queries.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';

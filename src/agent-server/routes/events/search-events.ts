@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventSchema } from '../../../events/index.js';
 import { pageSchema } from '../../../http/paging.js';
-import { EventSearchQuerySchema, eventQueryOf } from '../../conversations/event-queries.js';
+import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
+import { eventQueryOf } from '../../conversations/event-queries.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';

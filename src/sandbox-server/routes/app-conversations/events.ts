@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { EventSearchQuerySchema } from '../../../agent-server/conversations/event-queries.js';
-import { SendMessageRequestSchema } from '../../../agent-server/conversations/requests.js';
+import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
+import { SendMessageRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
 import { findAppConversation } from '../../app-conversations/app-conversations.js';
 import { bridgeWebSocket } from '../../proxy/bridge-websocket.js';
 import { forwardHttp } from '../../proxy/forward-http.js';
@@ -15,6 +15,12 @@ const ACCESS_TIMEOUT_MS = 120_000;
 
 const EventPageSchema = z.object({ items: z.array(z.record(z.string(), z.unknown())), next_page_id: z.string().nullable() });
 
+/**
+ * Both routes stream the agent-server's answer back as it came, so its failures reach the client
+ * unchanged; the handlers return that answer, not a body built here.
+ */
+const AGENT_SERVER_FAILED = { description: 'The agent-server failed or could not be reached' };
+
 const search = createRoute({
   method: 'get',
   path: '/api/v1/app-conversations/{id}/events/search',
@@ -24,6 +30,7 @@ const search = createRoute({
   responses: {
     200: { description: 'A page of events', content: { 'application/json': { schema: EventPageSchema } } },
     ...errorResponses(401, 404, 409),
+    502: AGENT_SERVER_FAILED,
   },
 });
 
@@ -39,6 +46,7 @@ const send = createRoute({
   responses: {
     200: { description: 'Recorded', content: { 'application/json': { schema: SuccessSchema } } },
     ...errorResponses(401, 404, 409),
+    502: AGENT_SERVER_FAILED,
   },
 });
 
@@ -54,7 +62,7 @@ export const registerAppConversationEventRoutes: AppConversationRouteRegistrar =
   app.openapi(search, async (c) => {
     const { id } = c.req.valid('param');
     const target = await conversationTarget(deps, id);
-    return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/search`, new URL(c.req.url).search) as never;
+    return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/search`, new URL(c.req.url).search);
   });
 
   app.openapi(send, async (c) => {
@@ -62,7 +70,7 @@ export const registerAppConversationEventRoutes: AppConversationRouteRegistrar =
     const target = await conversationTarget(deps, id);
     const body = JSON.stringify(c.req.valid('json'));
     const request = new Request(c.req.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    return forwardHttp(request, target, `/api/conversations/${id}/events`, '') as never;
+    return forwardHttp(request, target, `/api/conversations/${id}/events`, '');
   });
 
   // The conversation's live events: the agent-server's /sockets/events/{id}, bridged. Query

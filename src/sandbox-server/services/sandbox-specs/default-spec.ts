@@ -1,9 +1,9 @@
 import { and, eq, ne } from 'drizzle-orm';
+import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../../contracts/sandbox.js';
 import type { Database } from '../../db/client.js';
 import { sandboxSpecs } from '../../db/schema.js';
 
-/** Where the agent-server listens inside its container, and the workspace its tools start in. */
-export const AGENT_SERVER_CONTAINER_PORT = 8000;
+/** The workspace the agent-server's tools start in. */
 export const DEFAULT_WORKING_DIR = '/workspace';
 
 /**
@@ -22,7 +22,7 @@ export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: s
         command: null,
         initialEnv: {},
         workingDir: DEFAULT_WORKING_DIR,
-        exposedPorts: [{ name: 'AGENT_SERVER', container_port: AGENT_SERVER_CONTAINER_PORT }],
+        exposedPorts: [{ name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT }],
         isDefault: true,
       })
       .onConflictDoUpdate({ target: sandboxSpecs.id, set: { isDefault: true, deletedAt: null } });

@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import { ContentItemSchema, SecurityRiskSchema } from '../../events/index.js';
 import { LimitQuerySchema, PageIdQuerySchema } from '../../http/paging.js';
-import { EXECUTION_STATUSES } from '../agent/loop/run-state.js';
 import { ConversationIdSchema } from './conversation-id.js';
+import { EXECUTION_STATUSES } from './execution-status.js';
 
 export const ConversationExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
 export type ConversationExecutionStatus = z.output<typeof ConversationExecutionStatusSchema>;

@@ -1,0 +1,18 @@
+/**
+ * The sandbox's lifecycle words, shared by the database columns, the API models, the reconciler
+ * and the client. Each is a tuple so that zod enums, drizzle column enums and TypeScript unions
+ * come from one list.
+ */
+
+/** What an owner asked for; written by API handlers only. */
+export const DESIRED_STATES = ['RUNNING', 'PAUSED', 'DELETED'] as const;
+export type DesiredState = (typeof DESIRED_STATES)[number];
+
+/** What the reconciler observed; OpenHands' SandboxStatus. */
+export const SANDBOX_STATUSES = ['STARTING', 'RUNNING', 'PAUSED', 'ERROR', 'MISSING'] as const;
+export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
+
+/** The exposed port clients and health checks use to reach a sandbox's agent-server. */
+export const AGENT_SERVER_PORT_NAME = 'AGENT_SERVER';
+/** Where our agent-server image listens inside its container. */
+export const AGENT_SERVER_CONTAINER_PORT = 8000;
