@@ -169,6 +169,14 @@ describe('sandboxctl against a sandbox-server', () => {
       expect(await ctlJson('exec', sandboxId, '--', 'echo hi')).toMatchObject({ kind: 'BashOutput', exit_code: 0, stdout: 'hi\n' });
     });
 
+    it('passes several words as the exact argv: quotes, spaces, dollars and empty words arrive unchanged', async () => {
+      expect(await ctl('exec', sandboxId, '--', 'sh', '-c', 'echo "a  b"; exit 7')).toEqual({ code: 7, stdout: 'a  b\n', stderr: '' });
+      const words = ["it's", '$HOME', '', 'a  b', '"q"', '\\', '*', '`id`', 'ünï'];
+      const { code, stdout } = await ctl('exec', sandboxId, '--', 'printf', '[%s]\\n', ...words);
+      expect(code).toBe(0);
+      expect(stdout).toBe(words.map((word) => `[${word}]\n`).join(''));
+    });
+
     it('exits 124 when the command is killed at its timeout', async () => {
       const { code, stderr } = await ctl('exec', sandboxId, '--timeout', '1', '--', 'sleep 30');
       expect(code).toBe(124);

@@ -1,5 +1,6 @@
 import { EXIT_FAILURE, UsageError } from '../cli-error.js';
 import { type Command, integerOption, stringOption } from '../command.js';
+import { shellLineFor } from '../shell-line.js';
 import { requireSandbox } from './sandboxes.js';
 
 /** What `timeout(1)` exits with when it killed the command; the agent-server reports -1. */
@@ -10,8 +11,10 @@ export const execCommand: Command = {
   summary: "Run a command in a sandbox and exit with the command's exit code",
   usage: '<sandbox> [--cwd <dir>] [--timeout <seconds>] -- <command>...',
   details: [
-    'The words after -- are joined with spaces and run by bash -c in the sandbox, as ssh does:',
+    'Several words after -- are the argv of the command, passed exactly (quotes and spaces kept); one',
+    'word alone is a command line run by bash -c in the sandbox:',
     "  sandboxctl exec sb1 -- ls -la /workspace     sandboxctl exec sb1 -- 'make test && echo ok'",
+    "  sandboxctl exec sb1 -- sh -c 'echo \"a  b\"; exit 7'",
     "The command's stdout and stderr are printed to sandboxctl's own. It exits with the command's exit",
     `code (${EXIT_TIMED_OUT} when it was killed at its timeout). With --json the whole BashOutput is printed instead.`,
   ].join('\n'),
@@ -25,7 +28,7 @@ export const execCommand: Command = {
     if (words.length === 0) throw new UsageError('no command to run: put it after --, e.g. sandboxctl exec sb1 -- ls -la');
     await requireSandbox(ctx.client, sandboxId);
     const output = await ctx.client.sandboxes.agent(sandboxId).executeBashCommand({
-      command: words.join(' '),
+      command: words.length === 1 ? (words[0] as string) : shellLineFor(words),
       cwd: stringOption(args, 'cwd'),
       timeout: integerOption(args, 'timeout', { min: 1 }),
     });
