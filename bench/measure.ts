@@ -2,6 +2,7 @@
 
 export interface Latencies {
   p50: number;
+  p95: number;
   p99: number;
   runs: number;
 }
@@ -16,7 +17,7 @@ export async function measure(runs: number, fn: (run: number) => Promise<unknown
   }
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p99: at(0.99), runs };
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), runs };
 }
 
 export function formatMs(ms: number): string {
@@ -26,7 +27,7 @@ export function formatMs(ms: number): string {
 }
 
 export function formatRatio(ratio: number): string {
-  return `${ratio >= 100 ? Math.round(ratio).toLocaleString('en-US') : ratio.toFixed(1)}x`;
+  return `${ratio >= 100 ? Math.round(ratio).toLocaleString('en-US') : ratio.toFixed(ratio >= 10 ? 1 : 2)}x`;
 }
 
 /** Forces two full collections (needs `node --expose-gc`), then reads memory in MB. */

@@ -4,6 +4,8 @@
  */
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   events: () => import('./events.js'),
+  // Needs `npm run build`.
+  restart: () => import('./restart.js'),
   api: () => import('./api.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   lifecycle: () => import('./lifecycle.js'),

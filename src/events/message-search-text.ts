@@ -3,6 +3,9 @@
  * of `llm_message.content` and `extended_content`, joined by newlines; null for every other kind.
  * It reads stored events as plain JSON and so tolerates any shape rather than trusting a parse.
  */
+/** Names what messageSearchText returns: change it with the function, so checkpointed texts are rebuilt. */
+export const MESSAGE_SEARCH_TEXT_VERSION = 'message-text-1';
+
 export function messageSearchText(event: { kind: string; [key: string]: unknown }): string | null {
   if (event.kind !== 'MessageEvent') return null;
   const llmMessage = event['llm_message'];

@@ -3,6 +3,7 @@
  *
  *   <dataDir>/conversations/<uuid>/meta.json      settings and state, replaced atomically
  *   <dataDir>/conversations/<uuid>/events.ndjson  the event log (../store), opened on first use
+ *   <dataDir>/conversations/<uuid>/events.ndjson.checkpoint  its index, so a large log opens fast
  *
  * Metadata lives in memory and is written through on every change; a conversation whose meta.json
  * cannot be read at start is logged and skipped, never fatal. Routes and the WebSocket stream call
@@ -11,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
+import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
 import { NotFoundError, RequestValidationError, validationItemsFromZod } from '../../http/errors.js';
 import type { Page } from '../../http/paging.js';
 import { logger } from '../../logger.js';
@@ -288,7 +289,7 @@ export class ConversationService {
   private openLog(conversation: Conversation): Promise<EventLog<Event>> {
     if (!conversation.log) {
       const file = join(conversation.directory, EVENTS_FILE);
-      const opening = conversation.created.then(() => openEventLog<Event>(file, { searchableText: messageSearchText }));
+      const opening = conversation.created.then(() => openEventLog<Event>(file, { searchableText: messageSearchText, textVersion: MESSAGE_SEARCH_TEXT_VERSION }));
       // A log that failed to open is not cached, so the next request tries again.
       opening.catch(() => {
         if (conversation.log === opening) conversation.log = undefined;

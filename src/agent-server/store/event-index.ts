@@ -1,5 +1,6 @@
 import type { EventFilter } from './event-log.js';
-import { IdTable } from './id-table.js';
+import { IdTable, type IdTableState } from './id-table.js';
+import { TextIndex, type TextIndexState } from './text-index.js';
 
 /** What the index keeps of one stored record; its body stays on disk. */
 export interface IndexedRecord {
@@ -15,6 +16,25 @@ export interface IndexedRecord {
   length: number;
 }
 
+/**
+ * Everything an EventIndex holds, as a checkpoint stores it. Taken from an index, arrays hold exactly
+ * `size` entries; handed to one, they may be longer (room to grow).
+ */
+export interface EventIndexState {
+  size: number;
+  kindNames: string[];
+  sourceNames: string[];
+  offsets: Float64Array;
+  lengths: Uint32Array;
+  times: Float64Array;
+  kinds: Uint16Array;
+  sources: Uint16Array;
+  textSlots: Int32Array;
+  order: Int32Array;
+  ids: IdTableState;
+  text: TextIndexState;
+}
+
 export interface Selection {
   /** Matching positions, in the requested order. */
   positions: number[];
@@ -26,22 +46,65 @@ export interface Selection {
  * The in-memory index of one log: pure, no I/O. Columns are typed arrays indexed by position, so a
  * million events cost a few bytes each and no GC work. `order` holds every position sorted by
  * (timestamp, position), which makes a time range a pair of binary searches and a page a walk of
- * `limit` matches from a known rank: cost follows the page, not the history.
+ * `limit` matches from a known rank: cost follows the page, not the history. A selective `body`
+ * is the exception: ./text-index finds its few matches directly, and they are sorted instead.
  */
 export class EventIndex {
-  private readonly ids = new IdTable();
-  private readonly kindCodes = new CodeTable();
-  private readonly sourceCodes = new CodeTable();
-  private offsets = new Float64Array(1024);
-  private lengths = new Uint32Array(1024);
-  private times = new Float64Array(1024);
-  private kinds = new Uint16Array(1024);
-  private sources = new Uint16Array(1024);
-  /** textSlots[p]: index into `texts` of p's lower-cased text, or -1 when p has none. */
-  private textSlots = new Int32Array(1024);
-  private readonly texts: string[] = [];
-  private order = new Int32Array(1024);
-  private stored = 0;
+  private readonly ids: IdTable;
+  private readonly kindCodes: CodeTable;
+  private readonly sourceCodes: CodeTable;
+  private offsets: Float64Array;
+  private lengths: Uint32Array;
+  private times: Float64Array;
+  private kinds: Uint16Array;
+  private sources: Uint16Array;
+  /** textSlots[p]: p's slot in `text`, or -1 when p has no text. */
+  private textSlots: Int32Array;
+  private readonly text: TextIndex;
+  private order: Int32Array;
+  private stored: number;
+
+  /** An empty index, or one holding a checkpoint's state (its arrays are taken, not copied). */
+  constructor(state?: EventIndexState) {
+    const size = state?.size ?? 0;
+    this.ids = new IdTable(state?.ids, size);
+    this.kindCodes = new CodeTable(state?.kindNames);
+    this.sourceCodes = new CodeTable(state?.sourceNames);
+    this.text = new TextIndex(state?.text);
+    this.offsets = state?.offsets ?? new Float64Array(1024);
+    this.lengths = state?.lengths ?? new Uint32Array(1024);
+    this.times = state?.times ?? new Float64Array(1024);
+    this.kinds = state?.kinds ?? new Uint16Array(1024);
+    this.sources = state?.sources ?? new Uint16Array(1024);
+    this.textSlots = state?.textSlots ?? new Int32Array(1024);
+    this.order = state?.order ?? new Int32Array(1024);
+    this.stored = size;
+    const columns = [this.offsets, this.lengths, this.times, this.kinds, this.sources, this.textSlots, this.order];
+    if (this.ids.size !== size || columns.some((column) => column.length < size)) throw new RangeError('event index state is inconsistent');
+  }
+
+  /**
+   * The current state, for a checkpoint. Columns only ever change at positions >= size (growing
+   * replaces an array, leaving the old one intact), so they are shared; `order` and the parts that
+   * change in place are copied, so later appends never alter what was taken.
+   */
+  state(): EventIndexState {
+    const size = this.stored;
+    return {
+      size,
+      kindNames: this.kindCodes.names(),
+      sourceNames: this.sourceCodes.names(),
+      offsets: this.offsets.subarray(0, size),
+      lengths: this.lengths.subarray(0, size),
+      times: this.times.subarray(0, size),
+      kinds: this.kinds.subarray(0, size),
+      sources: this.sources.subarray(0, size),
+      textSlots: this.textSlots.subarray(0, size),
+      order: this.order.slice(0, size),
+      ids: this.ids.state(),
+      text: this.text.state(),
+    };
+  }
 
   get size(): number {
     return this.stored;
@@ -63,6 +126,12 @@ export class EventIndex {
     return this.lengths[position]!;
   }
 
+  /** The lower-cased searchable text of a position, or null when it has none. */
+  textOf(position: number): string | null {
+    const slot = this.textSlots[position]!;
+    return slot < 0 ? null : this.text.textAt(slot);
+  }
+
   /** Indexes records at the next positions, in the given order. Ids must be new. */
   add(records: readonly IndexedRecord[]): void {
     const first = this.stored;
@@ -75,12 +144,7 @@ export class EventIndex {
       this.times[position] = record.timestampMs;
       this.kinds[position] = this.kindCodes.codeOf(record.kind);
       this.sources[position] = this.sourceCodes.codeOf(record.source);
-      if (record.text === null) {
-        this.textSlots[position] = -1;
-      } else {
-        this.textSlots[position] = this.texts.length;
-        this.texts.push(record.text.toLowerCase());
-      }
+      this.textSlots[position] = record.text === null ? -1 : this.text.add(position, record.text.toLowerCase());
     }
     this.stored = first + records.length;
     this.insertIntoOrder(first, this.stored);
@@ -94,6 +158,8 @@ export class EventIndex {
     const positions: number[] = [];
     const matches = this.matcher(filter);
     if (!matches) return { positions, next: undefined };
+    const found = this.bodyMatches(filter);
+    if (found) return this.selectAmong(found, filter, descending, limit, from);
     const [lo, hi] = this.rankRange(filter);
     const order = this.order;
     if (descending) {
@@ -121,9 +187,39 @@ export class EventIndex {
     if (filter.kind === undefined && filter.source === undefined && filter.body === undefined) return hi - lo;
     const matches = this.matcher(filter);
     if (!matches) return 0;
+    const found = this.bodyMatches(filter);
+    if (found) return this.keptAmong(found, filter).length;
     let total = 0;
     for (let rank = lo; rank < hi; rank++) if (matches(this.order[rank]!)) total++;
     return total;
+  }
+
+  /** Every position holding a selective `body`, found through the text index; undefined when there is none to use. */
+  private bodyMatches(filter: EventFilter): number[] | undefined {
+    return filter.body === undefined ? undefined : this.text.positionsContaining(filter.body.toLowerCase());
+  }
+
+  /** Of positions already matching `body`, those matching the rest of the filter. */
+  private keptAmong(found: readonly number[], filter: EventFilter): number[] {
+    const matches = this.matcher({ ...filter, body: undefined })!;
+    const { timestampGte, timestampLt } = filter;
+    const times = this.times;
+    return found.filter(
+      (position) =>
+        matches(position) &&
+        (timestampGte === undefined || times[position]! >= timestampGte) &&
+        (timestampLt === undefined || times[position]! < timestampLt),
+    );
+  }
+
+  /** `select` over a few known matches: sorted directly rather than found by walking `order`. */
+  private selectAmong(found: readonly number[], filter: EventFilter, descending: boolean, limit: number, from?: number): Selection {
+    let kept = this.keptAmong(found, filter);
+    if (from !== undefined) {
+      kept = kept.filter((position) => position === from || this.sortsBefore(from, position) !== descending);
+    }
+    kept.sort((a, b) => (this.sortsBefore(a, b) === descending ? 1 : -1));
+    return { positions: kept.slice(0, limit), next: kept[limit] };
   }
 
   /** The predicate of the non-time filters, or null when no event can match (an unseen kind). */
@@ -132,13 +228,13 @@ export class EventIndex {
     const source = filter.source === undefined ? -1 : this.sourceCodes.find(filter.source);
     if (kind === undefined || source === undefined) return null;
     const needle = filter.body?.toLowerCase();
-    const { kinds, sources, textSlots, texts } = this;
+    const { kinds, sources, textSlots, text } = this;
     return (position) => {
       if (kind >= 0 && kinds[position] !== kind) return false;
       if (source >= 0 && sources[position] !== source) return false;
       if (needle === undefined) return true;
       const slot = textSlots[position]!;
-      return slot >= 0 && texts[slot]!.includes(needle);
+      return slot >= 0 && text.textAt(slot).includes(needle);
     };
   }
 
@@ -229,6 +325,15 @@ function resized<T extends Column>(from: T, to: T): T {
 /** Interns the few distinct kind and source names into 16-bit codes. */
 class CodeTable {
   private readonly codes = new Map<string, number>();
+
+  constructor(names: readonly string[] = []) {
+    for (const name of names) this.codeOf(name);
+  }
+
+  /** Names by code. */
+  names(): string[] {
+    return [...this.codes.keys()];
+  }
 
   codeOf(name: string): number {
     const known = this.codes.get(name);

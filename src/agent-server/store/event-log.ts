@@ -48,6 +48,8 @@ export interface EventLogPage<E extends StoredEvent = StoredEvent> {
 export interface EventLog<E extends StoredEvent = StoredEvent> {
   /** Number of events; also the position the next appended event will take. */
   readonly size: number;
+  /** How the index was rebuilt at open: log bytes taken from a checkpoint, and bytes replayed. */
+  readonly recovery: { checkpointedBytes: number; replayedBytes: number };
   append(events: readonly E[]): Promise<void>;
   get(id: string): Promise<E | undefined>;
   positionOf(id: string): number | undefined;

@@ -19,10 +19,18 @@
  *   success for data the kernel already dropped.
  * - Events handed out are parsed from the stored line (a cached copy may be handed out more than
  *   once): callers treat them as read-only.
+ * - The index may start from a checkpoint (./checkpoint, in `<file>.checkpoint`) instead of a replay
+ *   of the whole file, and the file's tail after it is replayed onto it. The log stays the source of
+ *   truth: a checkpoint is used only when the file still holds, byte for byte, the records it
+ *   sampled, and its text version is ours; otherwise (missing, torn, stale beyond the file's end,
+ *   of another log) the whole file is replayed. A checkpoint is written in the background once the
+ *   tail it does not cover reaches `checkpointBytes`, and at close; it never holds up an append.
  */
 import type { FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { logger } from '../../logger.js';
 import { timestampMillis } from '../../events/timestamp.js';
+import { readCheckpoint, UnusableCheckpointError, writeCheckpoint, type Checkpoint, type CheckpointSample } from './checkpoint.js';
 import { CorruptEventLogError, DuplicateEventIdError, EventLogUnavailableError, type DuplicateEventId, UnknownPageIdError } from './errors.js';
 import { EventIndex, type IndexedRecord } from './event-index.js';
 import type { EventFilter, EventLog, EventLogPage, EventQuery, StoredEvent } from './event-log.js';
@@ -32,38 +40,127 @@ import { RecordCache } from './record-cache.js';
 export interface EventLogOptions {
   /** The text a `body` filter searches; null when the event must never match one. */
   searchableText?: (event: StoredEvent) => string | null;
+  /**
+   * Names what `searchableText` returns; change it whenever that changes, so checkpoints holding the
+   * old texts are replayed rather than trusted.
+   */
+  textVersion?: string;
   /** How many parsed events to keep in memory for repeated reads. */
   cacheSize?: number;
+  /** Log bytes not covered by the checkpoint past which a new checkpoint is written. */
+  checkpointBytes?: number;
 }
 
 const DEFAULT_CACHE_SIZE = 1000;
-/** Contiguous records are read together, up to this many bytes per read. */
+const DEFAULT_CHECKPOINT_BYTES = 32 * 1024 * 1024;
+/** At close a smaller uncovered tail is worth a checkpoint: the next start is then a pure read. */
+const CLOSE_CHECKPOINT_BYTES = 1024 * 1024;
+/** Records a checkpoint is checked against, spread evenly from the first to the last. */
+const CHECKPOINT_SAMPLES = 64;
+/** Records close together are read together, up to this many bytes per read. */
 const READ_RUN_BYTES = 1024 * 1024;
+/** Unwanted bytes a read may span to join two records: one read beats two below this. */
+const READ_GAP_BYTES = 64 * 1024;
+
+interface LogSettings {
+  file: string;
+  searchableText: (event: StoredEvent) => string | null;
+  textVersion: string;
+  checkpointBytes: number;
+}
 
 export async function openEventLog<E extends StoredEvent>(file: string, options: EventLogOptions = {}): Promise<EventLog<E>> {
-  const searchableText = options.searchableText ?? (() => null);
+  const settings: LogSettings = {
+    file,
+    searchableText: options.searchableText ?? (() => null),
+    textVersion: options.textVersion ?? '',
+    checkpointBytes: options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
+  };
   const handle = await openLogFile(file);
   try {
-    const index = new EventIndex();
-    const end = await loadLog(handle, file, index, searchableText);
-    return new FileEventLog<E>(file, handle, index, end, searchableText, options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    const restored = await restoreCheckpoint(handle, settings);
+    const index = restored?.index ?? new EventIndex();
+    const checkpointEnd = restored?.logEnd ?? 0;
+    const end = await loadLog(handle, file, index, settings.searchableText, checkpointEnd);
+    if (end > 0) logger.info({ file, events: index.size, checkpointedBytes: checkpointEnd, replayedBytes: end - checkpointEnd }, 'event log: opened');
+    return new FileEventLog<E>(settings, handle, index, end, checkpointEnd, options.cacheSize ?? DEFAULT_CACHE_SIZE);
   } catch (error) {
     await handle.close();
     throw error;
   }
 }
 
-/** Indexes every readable line, cuts a torn tail, and returns the end of the last record. */
+function checkpointFile(file: string): string {
+  return `${file}.checkpoint`;
+}
+
+/** The index of the checkpoint beside the log when the log still holds what it indexed; otherwise undefined. */
+async function restoreCheckpoint(handle: FileHandle, settings: LogSettings): Promise<{ index: EventIndex; logEnd: number } | undefined> {
+  const file = checkpointFile(settings.file);
+  let checkpoint: Checkpoint | undefined;
+  try {
+    checkpoint = await readCheckpoint(file);
+  } catch (error) {
+    if (!(error instanceof UnusableCheckpointError)) throw error;
+    logger.warn({ file, reason: error.message }, 'event log: replaying the whole log, its checkpoint is unusable');
+    return undefined;
+  }
+  if (!checkpoint) return undefined;
+  let index: EventIndex;
+  try {
+    index = new EventIndex(checkpoint.index);
+  } catch (error) {
+    logger.warn({ file, reason: (error as Error).message }, 'event log: replaying the whole log, its checkpoint is unusable');
+    return undefined;
+  }
+  const mismatch = await checkpointMismatch(handle, settings, checkpoint, index);
+  if (mismatch !== undefined) {
+    logger.warn({ file, reason: mismatch }, 'event log: replaying the whole log, its checkpoint does not match it');
+    return undefined;
+  }
+  return { index, logEnd: checkpoint.logEnd };
+}
+
+/** Why the log does not hold what the checkpoint indexed, or undefined when it does. */
+async function checkpointMismatch(handle: FileHandle, settings: LogSettings, checkpoint: Checkpoint, index: EventIndex): Promise<string | undefined> {
+  if (checkpoint.textVersion !== settings.textVersion) return `its text version is ${JSON.stringify(checkpoint.textVersion)}`;
+  const { size } = await handle.stat();
+  if (checkpoint.logEnd > size) return `it covers ${checkpoint.logEnd} bytes, the log has ${size}`;
+  const expected = samplePositions(index.size);
+  const samples = new Map(checkpoint.samples.map((sample) => [sample.position, sample.crc]));
+  if (expected.some((position) => !samples.has(position))) return 'it lacks samples';
+  for (const position of expected) {
+    const offset = index.offsetOf(position);
+    const length = index.lengthOf(position);
+    if (offset + length > checkpoint.logEnd) return `record ${position} lies past its end`;
+    const line = await readBytes(handle, offset, length);
+    if (crc32(line) !== samples.get(position)) return `record ${position} differs`;
+    const event = parseEvent(line.toString('utf8', 0, length - 1));
+    const text = event && settings.searchableText(event);
+    if (!event || (text?.toLowerCase() ?? null) !== index.textOf(position)) return `record ${position} has other text`;
+  }
+  return undefined;
+}
+
+/** The positions a checkpoint of `size` records samples: evenly spread, first and last included. */
+function samplePositions(size: number): number[] {
+  if (size === 0) return [];
+  const count = Math.min(size, CHECKPOINT_SAMPLES);
+  return [...new Set(Array.from({ length: count }, (_, i) => Math.round((i * (size - 1)) / Math.max(1, count - 1))))];
+}
+
+/** Indexes every readable line from `start`, cuts a torn tail, and returns the end of the last record. */
 async function loadLog(
   handle: FileHandle,
   file: string,
   index: EventIndex,
   searchableText: (event: StoredEvent) => string | null,
+  start: number,
 ): Promise<number> {
   const { size } = await handle.stat();
-  let end = 0;
+  let end = start;
   let firstUnreadable: number | undefined;
-  for await (const chunk of readLines(handle, 0, size)) {
+  for await (const chunk of readLines(handle, start, size)) {
     const records: IndexedRecord[] = [];
     const chunkIds = new Set<string>();
     chunk.forEachLine((text, offset, length) => {
@@ -140,16 +237,26 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
   private failure: EventLogUnavailableError | undefined;
   private closed: EventLogUnavailableError | undefined;
   private closing: Promise<void> | undefined;
+  private readonly file: string;
+  private readonly searchableText: (event: StoredEvent) => string | null;
+  /** The checkpoint being written, if any: one at a time. */
+  private checkpointing: Promise<void> | undefined;
+  readonly recovery: { checkpointedBytes: number; replayedBytes: number };
 
   constructor(
-    private readonly file: string,
+    private readonly settings: LogSettings,
     private readonly handle: FileHandle,
     private readonly index: EventIndex,
     private end: number,
-    private readonly searchableText: (event: StoredEvent) => string | null,
+    /** The log bytes the latest checkpoint covers. */
+    private checkpointEnd: number,
     cacheSize: number,
   ) {
+    this.file = settings.file;
+    this.searchableText = settings.searchableText;
     this.cache = new RecordCache(cacheSize);
+    this.recovery = { checkpointedBytes: checkpointEnd, replayedBytes: end - checkpointEnd };
+    this.checkpointIfBehind(settings.checkpointBytes);
   }
 
   get size(): number {
@@ -225,6 +332,9 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
     this.closed ??= new EventLogUnavailableError(this.file, 'is closed');
     this.closing ??= (async () => {
       await this.flushing;
+      await this.checkpointing;
+      this.checkpointIfBehind(Math.min(this.settings.checkpointBytes, CLOSE_CHECKPOINT_BYTES));
+      await this.checkpointing;
       await this.handle.close();
     })();
     return this.closing;
@@ -268,8 +378,33 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
       }
       this.notify();
       this.settle(group);
+      this.checkpointIfBehind(this.settings.checkpointBytes);
     }
     this.flushing = undefined;
+  }
+
+  /** Starts writing a checkpoint in the background when the uncovered tail has reached `bytes`. */
+  private checkpointIfBehind(bytes: number): void {
+    if (this.checkpointing || this.end - this.checkpointEnd < bytes || this.end === this.checkpointEnd) return;
+    this.checkpointing = this.writeCheckpoint()
+      .catch((error: unknown) => logger.warn({ err: error, file: this.file }, 'event log: writing a checkpoint failed'))
+      .finally(() => {
+        this.checkpointing = undefined;
+        if (!this.closed) this.checkpointIfBehind(this.settings.checkpointBytes);
+      });
+  }
+
+  /** Takes the index as it is now (a durable prefix of the log) and writes it beside the log. */
+  private async writeCheckpoint(): Promise<void> {
+    const index = this.index.state();
+    const logEnd = this.end;
+    const samples: CheckpointSample[] = [];
+    for (const position of samplePositions(index.size)) {
+      const line = await readBytes(this.handle, index.offsets[position]!, index.lengths[position]!);
+      samples.push({ position, crc: crc32(line) });
+    }
+    await writeCheckpoint(checkpointFile(this.file), { logEnd, textVersion: this.settings.textVersion, samples, index });
+    this.checkpointEnd = logEnd;
   }
 
   private async commit(events: PreparedEvent<E>[]): Promise<void> {
@@ -307,7 +442,11 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
     }
   }
 
-  /** Events at the given positions, in that order, reading contiguous uncached ones together. */
+  /**
+   * Events at the given positions, in that order. Uncached records lying close together are read
+   * with one read spanning them (a page of `source=user` is ~100 records a few KiB apart: one read
+   * of a few hundred KiB costs far less than a hundred reads through the thread pool).
+   */
   private async readPositions(positions: readonly number[], remember: boolean): Promise<E[]> {
     const events = new Array<E>(positions.length);
     const missing: number[] = [];
@@ -319,24 +458,26 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
     missing.sort((a, b) => positions[a]! - positions[b]!);
     const reads: Promise<void>[] = [];
     for (let runStart = 0; runStart < missing.length; ) {
+      const start = this.index.offsetOf(positions[missing[runStart]!]!);
+      let end = start + this.index.lengthOf(positions[missing[runStart]!]!);
       let runEnd = runStart + 1;
-      let bytes = this.index.lengthOf(positions[missing[runStart]!]!);
       while (runEnd < missing.length) {
         const position = positions[missing[runEnd]!]!;
-        if (position !== positions[missing[runEnd - 1]!]! + 1 || bytes + this.index.lengthOf(position) > READ_RUN_BYTES) break;
-        bytes += this.index.lengthOf(position);
+        const recordStart = this.index.offsetOf(position);
+        const recordEnd = Math.max(end, recordStart + this.index.lengthOf(position));
+        if (recordStart - end > READ_GAP_BYTES || recordEnd - start > READ_RUN_BYTES) break;
+        end = recordEnd;
         runEnd++;
       }
-      reads.push(this.readRun(positions, missing.slice(runStart, runEnd), bytes, events, remember));
+      reads.push(this.readRun(positions, missing.slice(runStart, runEnd), start, end - start, events, remember));
       runStart = runEnd;
     }
     await Promise.all(reads);
     return events;
   }
 
-  /** Reads one run of consecutive positions (given as indexes into `positions`) with one read. */
-  private async readRun(positions: readonly number[], run: number[], bytes: number, into: E[], remember: boolean): Promise<void> {
-    const start = this.index.offsetOf(positions[run[0]!]!);
+  /** Reads one run of nearby positions (given as indexes into `positions`) with one read of [start, start + bytes). */
+  private async readRun(positions: readonly number[], run: number[], start: number, bytes: number, into: E[], remember: boolean): Promise<void> {
     const buffer = await readBytes(this.handle, start, bytes);
     for (const i of run) {
       const position = positions[i]!;

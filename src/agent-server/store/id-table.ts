@@ -10,16 +10,41 @@
 /** Growth factor of the id arrays: 1.5 leaves at most 50% spare capacity where doubling leaves 100%. */
 const GROWTH = 1.5;
 
+/**
+ * The parts of an IdTable a checkpoint stores: `bytes` holds the ids, `ends` and `hashes` one entry
+ * per id (handed to a table, they may be longer; `ends` and `hashes` equally so).
+ */
+export interface IdTableState {
+  bytes: Uint8Array;
+  ends: Float64Array;
+  hashes: Uint32Array;
+  slots: Int32Array;
+}
+
 export class IdTable {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
-  private bytesUsed = 0;
+  private bytes: Buffer;
+  private bytesUsed: number;
   /** ends[p]: where position p's id ends in `bytes`; it starts where p - 1's ends. */
-  private ends = new Float64Array(1024);
+  private ends: Float64Array;
   /** hashes[p]: the hash of position p's id, kept so growing the table needs no rehash of strings. */
-  private hashes = new Uint32Array(1024);
+  private hashes: Uint32Array;
   /** Open-addressing slots holding position + 1; 0 is empty. */
-  private slots = new Int32Array(2048);
-  private count = 0;
+  private slots: Int32Array;
+  private count: number;
+
+  /** An empty table, or one holding a checkpoint's state (its arrays are taken, not copied). */
+  constructor(state?: IdTableState, count = 0) {
+    this.bytes = state ? Buffer.from(state.bytes.buffer, state.bytes.byteOffset, state.bytes.byteLength) : Buffer.allocUnsafe(64 * 1024);
+    this.ends = state?.ends ?? new Float64Array(1024);
+    this.hashes = state?.hashes ?? new Uint32Array(1024);
+    this.slots = state?.slots ?? new Int32Array(2048);
+    this.count = count;
+    this.bytesUsed = count === 0 ? 0 : this.ends[count - 1]!;
+    const power = (this.slots.length & (this.slots.length - 1)) === 0;
+    if (!power || this.count * 2 > this.slots.length || this.ends.length < count || this.hashes.length !== this.ends.length || this.bytesUsed > this.bytes.length) {
+      throw new RangeError('id table state is inconsistent');
+    }
+  }
 
   get size(): number {
     return this.count;
@@ -53,6 +78,19 @@ export class IdTable {
   idAt(position: number): string {
     const start = position === 0 ? 0 : this.ends[position - 1]!;
     return this.bytes.toString('utf8', start, this.ends[position]!);
+  }
+
+  /**
+   * The current state. `bytes`, `ends` and `hashes` only change past the ids already pushed (growing
+   * replaces them), so they are shared; `slots` changes in place, so it is copied.
+   */
+  state(): IdTableState {
+    return {
+      bytes: this.bytes.subarray(0, this.bytesUsed),
+      ends: this.ends.subarray(0, this.count),
+      hashes: this.hashes.subarray(0, this.count),
+      slots: this.slots.slice(),
+    };
   }
 
   private place(position: number, hash: number): void {

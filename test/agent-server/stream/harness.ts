@@ -22,6 +22,9 @@ export class ObservedEventLog implements EventLog {
   get size(): number {
     return this.inner.size;
   }
+  get recovery(): EventLog['recovery'] {
+    return this.inner.recovery;
+  }
   append: EventLog['append'] = (events) => this.inner.append(events);
   get: EventLog['get'] = (id) => this.inner.get(id);
   positionOf: EventLog['positionOf'] = (id) => this.inner.positionOf(id);

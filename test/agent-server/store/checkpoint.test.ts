@@ -1,0 +1,210 @@
+import { appendFile, copyFile, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openEventLog, type EventLog, type EventLogOptions, type EventSortOrder, type StoredEvent } from '../../../src/agent-server/store/index.js';
+import { eventMaker, makeTempDir, messageText, naiveSearch, randomFilter, seededRandom, type EventMaker } from './fixtures.js';
+
+const RARE = 'zyzzyva';
+const ORDERS: EventSortOrder[] = ['TIMESTAMP', 'TIMESTAMP_DESC'];
+/** Checkpoint after every batch: the tests want checkpoints at many points of a small log. */
+const EAGER: EventLogOptions = { searchableText: messageText, textVersion: 'v1', checkpointBytes: 1, cacheSize: 0 };
+const NEVER: EventLogOptions = { ...EAGER, checkpointBytes: Number.POSITIVE_INFINITY };
+
+/** The fixtures' events, with a rare word in one message of about 300 (what the text index is for). */
+function rareWordMaker(random: () => number, prefix: string): EventMaker {
+  const maker = eventMaker(random, prefix);
+  let messages = 0;
+  return {
+    next() {
+      const event = maker.next();
+      if (event.kind !== 'MessageEvent' || ++messages % 300 !== 0) return event;
+      const message = event.llm_message as { content: { type: string; text: string }[] };
+      return { ...event, llm_message: { ...message, content: [{ type: 'text', text: `${message.content[0]!.text} ${RARE.toUpperCase()}s` }] } };
+    },
+  };
+}
+
+describe('event log checkpoints', () => {
+  let dir: string;
+  let file: string;
+  let remove: () => Promise<void>;
+  const opened: EventLog[] = [];
+
+  beforeEach(async () => {
+    const temp = await makeTempDir();
+    dir = temp.dir;
+    remove = temp.remove;
+    file = join(dir, 'events.ndjson');
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((log) => log.close()));
+    await remove();
+  });
+
+  async function open(path: string, options: EventLogOptions = EAGER): Promise<EventLog> {
+    const log = await openEventLog(path, options);
+    opened.push(log);
+    return log;
+  }
+
+  /** The log file alone, copied elsewhere and opened: the index a full replay builds. */
+  async function replayed(name: string): Promise<EventLog> {
+    const copy = join(dir, `${name}.ndjson`);
+    await copyFile(file, copy);
+    const log = await open(copy, NEVER);
+    expect(log.recovery.checkpointedBytes).toBe(0);
+    return log;
+  }
+
+  async function appendBatches(log: EventLog, maker: EventMaker, random: () => number, count: number): Promise<StoredEvent[]> {
+    const appended: StoredEvent[] = [];
+    while (appended.length < count) {
+      const batch = Array.from({ length: 1 + Math.floor(random() * 400) }, () => maker.next());
+      await log.append(batch);
+      appended.push(...batch);
+    }
+    return appended;
+  }
+
+  /** Random searches, counts and whole page walks answer alike on both logs, and as the reference does. */
+  async function expectSameAnswers(restored: EventLog, reference: EventLog, events: readonly StoredEvent[], seed: number): Promise<void> {
+    const random = seededRandom(seed);
+    expect(restored.size).toBe(reference.size);
+    expect(restored.size).toBe(events.length);
+    const times = events.map((event) => Date.parse(event.timestamp.endsWith('Z') ? event.timestamp : `${event.timestamp}Z`));
+    const spanMs = Math.max(...times) - Math.min(...times) + 1;
+    for (let round = 0; round < 80; round++) {
+      const filter = randomFilter(random, spanMs);
+      if (round % 3 === 0) filter.body = [RARE, 'ZYZZ', 'yvas', 'ab', 'nothing-like-this'][round % 5];
+      const sortOrder = ORDERS[round % 2]!;
+      const limit = 1 + Math.floor(random() * 100);
+      const expected = naiveSearch(events, filter, sortOrder);
+      const label = JSON.stringify({ filter, sortOrder, limit });
+      const page = await restored.search({ ...filter, sortOrder, limit });
+      expect(page, label).toEqual(await reference.search({ ...filter, sortOrder, limit }));
+      expect(page.items, label).toEqual(expected.slice(0, limit));
+      expect(restored.count(filter), label).toBe(expected.length);
+      if (page.nextPageId !== null && round % 10 === 0) {
+        const next = { ...filter, sortOrder, limit, pageId: page.nextPageId };
+        expect(await restored.search(next), label).toEqual(await reference.search(next));
+      }
+    }
+    const sample = events.filter((_, i) => i % 97 === 0);
+    for (const event of sample) expect(await restored.get(event.id)).toEqual(event);
+    expect(await restored.get('no-such-id')).toBeUndefined();
+  }
+
+  it('restarts from the checkpoint and answers every search exactly as a full replay does', async () => {
+    const random = seededRandom(11);
+    const maker = rareWordMaker(random, 'a');
+    const first = await open(file);
+    const events = await appendBatches(first, maker, random, 6000);
+    await first.close();
+    const bytes = (await stat(file)).size;
+
+    const restored = await open(file);
+    expect(restored.recovery).toEqual({ checkpointedBytes: bytes, replayedBytes: 0 });
+    await expectSameAnswers(restored, await replayed('replayed'), events, 1);
+    expect(events.filter((event) => messageText(event)?.includes(RARE.toUpperCase())).length).toBeGreaterThan(1);
+
+    // It keeps working as a log: appends after a restore land in the index and the next checkpoint.
+    const more = await appendBatches(restored, maker, random, 1500);
+    await restored.close();
+    const again = await open(file);
+    expect(again.recovery.replayedBytes).toBe(0);
+    await expectSameAnswers(again, await replayed('replayed-again'), [...events, ...more], 2);
+  });
+
+  it('replays only the tail after a crash mid-append, cutting the torn record', async () => {
+    const random = seededRandom(12);
+    const maker = rareWordMaker(random, 'b');
+    const first = await open(file);
+    const events = await appendBatches(first, maker, random, 5000);
+    await first.close();
+    const checkpointed = (await stat(file)).size;
+
+    // A second run appends without checkpointing, then dies mid-write: its last line is torn.
+    const second = await open(file, NEVER);
+    const tail = await appendBatches(second, maker, random, 700);
+    await second.close();
+    await appendFile(file, JSON.stringify(maker.next()).slice(0, 40));
+    const intact = (await stat(file)).size - 40;
+
+    const reference = await replayed('replayed');
+    const restored = await open(file, NEVER);
+    expect(restored.recovery).toEqual({ checkpointedBytes: checkpointed, replayedBytes: intact - checkpointed });
+    expect((await stat(file)).size).toBe(intact);
+    await expectSameAnswers(restored, reference, [...events, ...tail], 3);
+  });
+
+  it('keeps appends and answers right while checkpoints are written under them', async () => {
+    const random = seededRandom(13);
+    const maker = rareWordMaker(random, 'c');
+    const log = await open(file);
+    const writers = Array.from({ length: 4 }, () => appendBatches(log, maker, random, 1500));
+    const events = (await Promise.all(writers)).flat();
+    const stored = await log.readRange(0, log.size);
+    expect(new Set(stored.map((event) => event.id))).toEqual(new Set(events.map((event) => event.id)));
+    await log.close();
+    const restored = await open(file);
+    expect(restored.recovery.replayedBytes).toBe(0);
+    await expectSameAnswers(restored, await replayed('replayed'), stored, 4);
+  });
+
+  describe('falls back to a full replay, never to a wrong answer', () => {
+    let events: StoredEvent[];
+    let checkpoint: string;
+
+    beforeEach(async () => {
+      const random = seededRandom(14);
+      const log = await open(file);
+      events = await appendBatches(log, rareWordMaker(random, 'd'), random, 3000);
+      await log.close();
+      checkpoint = `${file}.checkpoint`;
+      expect((await stat(checkpoint)).size).toBeGreaterThan(0);
+    });
+
+    async function expectFullReplay(options: EventLogOptions = NEVER, expected = events): Promise<void> {
+      const reference = await replayed('replayed');
+      const restored = await open(file, options);
+      expect(restored.recovery.checkpointedBytes).toBe(0);
+      await expectSameAnswers(restored, reference, expected, 5);
+    }
+
+    it('when the checkpoint is torn', async () => {
+      await truncate(checkpoint, (await stat(checkpoint)).size - 100);
+      await expectFullReplay();
+    });
+
+    it('when a byte of the checkpoint changed', async () => {
+      const bytes = await readFile(checkpoint);
+      bytes[bytes.length - 5000]! ^= 0x55;
+      await writeFile(checkpoint, bytes);
+      await expectFullReplay();
+    });
+
+    it('when the checkpoint is of another format', async () => {
+      await writeFile(checkpoint, 'not a checkpoint');
+      await expectFullReplay();
+    });
+
+    it('when the log is shorter than the checkpoint says', async () => {
+      const lines = (await readFile(file, 'utf8')).split('\n').slice(0, 1000);
+      await writeFile(file, `${lines.join('\n')}\n`);
+      await expectFullReplay(NEVER, events.slice(0, 1000));
+    });
+
+    it('when the log is another one (same length or longer)', async () => {
+      const random = seededRandom(99);
+      const other = rareWordMaker(random, 'e');
+      const replacement = Array.from({ length: events.length + 50 }, () => other.next());
+      await writeFile(file, replacement.map((event) => `${JSON.stringify(event)}\n`).join(''));
+      await expectFullReplay(NEVER, replacement);
+    });
+
+    it('when its searchable texts were made by another version', async () => {
+      await expectFullReplay({ ...NEVER, textVersion: 'v2' });
+    });
+  });
+});
