@@ -12,7 +12,7 @@ import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ConversationService } from '../src/agent-server/conversations/service.js';
-import { StartConversationRequestSchema } from '../src/agent-server/conversations/requests.js';
+import { StartConversationRequestSchema } from '../src/contracts/agent-server/conversation-requests.js';
 import { buildLogFile, fixtureDir } from './event-fixture.js';
 import { formatMs, formatRatio, printTable } from './measure.js';
 
