@@ -71,6 +71,21 @@ export const CONFIG_VARIABLES = {
     default: '10',
     help: 'At most this many sandboxes run; starting one more pauses the least recently used.',
   }),
+  SANDBOX_DEFAULT_MEMORY_MB: variable({
+    schema: integer(16),
+    default: '2048',
+    help: 'Memory limit of the default sandbox spec, in MB; a sandbox over it is OOM-killed alone.',
+  }),
+  SANDBOX_DEFAULT_PIDS: variable({
+    schema: integer(16),
+    default: '512',
+    help: 'Process limit of the default sandbox spec: a fork bomb stops there.',
+  }),
+  SANDBOX_DEFAULT_CPUS: variable({
+    schema: z.coerce.number().positive().max(1024),
+    default: '1',
+    help: 'CPU limit of the default sandbox spec (fractions allowed, e.g. 0.5).',
+  }),
   SANDBOX_BASE_IMAGE: variable({
     schema: z.string().min(1),
     default: 'node:20-bookworm-slim',

@@ -45,7 +45,11 @@ export async function startSandboxServer(
   const database = await openDatabase(
     config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
-  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE);
+  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE, {
+    memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB,
+    pidsLimit: config.SANDBOX_DEFAULT_PIDS,
+    cpus: config.SANDBOX_DEFAULT_CPUS,
+  });
 
   const runtime = dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE });
   const ensureImage =

@@ -4,7 +4,7 @@ import type { ContainerObservation } from '../runtime/runtime.js';
 export interface StatusInput {
   desired: DesiredState;
   /** The sandbox's container as it is after this pass's step; null when there is none. */
-  container: Pick<ContainerObservation, 'state' | 'exitCode'> | null;
+  container: Pick<ContainerObservation, 'state' | 'exitCode' | 'oomKilled'> | null;
   /** The agent-server answered GET /alive (only asked while the container runs). */
   alive: boolean;
   /** A create for this sandbox may still land. */
@@ -62,6 +62,7 @@ function baseStatus(input: StatusInput): ObservedStatus {
     case 'removing':
       return { status: 'MISSING', detail: 'container is being removed' };
     case 'exited':
+      if (desired === 'RUNNING' && container.oomKilled) return { status: 'ERROR', detail: 'out of memory' };
       if (desired === 'RUNNING') return { status: 'ERROR', detail: `container exited with code ${container.exitCode ?? 'unknown'}` };
       return { status: 'PAUSED', detail: `container stopped with code ${container.exitCode ?? 'unknown'}; resuming starts it again` };
     case 'dead':

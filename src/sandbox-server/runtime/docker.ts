@@ -142,7 +142,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       } catch (error) {
         throw toRuntimeError(error, 'list');
       }
-      return containers.map(observationFromListing);
+      // Only a stopped container's OOMKilled flag changes what we report, and stopped containers
+      // are few: one inspect each tells why they stopped.
+      return Promise.all(
+        containers.map(observationFromListing).map(async (observation) =>
+          observation.state === 'exited' ? ((await inspect(observation.containerId)) ?? observation) : observation,
+        ),
+      );
     },
 
     inspect,
@@ -259,6 +265,7 @@ function observationFromInspect(info: Docker.ContainerInspectInfo): ContainerObs
     sandboxId: labels[LABEL_SANDBOX_ID] ?? '',
     state,
     exitCode: state === 'exited' || state === 'dead' ? info.State.ExitCode : null,
+    oomKilled: info.State.OOMKilled === true,
     hostPorts,
   };
 }
@@ -277,6 +284,8 @@ function observationFromListing(info: Docker.ContainerInfo): ContainerObservatio
     // The listing carries the exit code only in its human status ("Exited (137) 2 seconds ago"),
     // a format Docker has kept stable; parsing it spares one inspect per stopped container per pass.
     exitCode: state === 'exited' ? exitCodeFromStatus(info.Status) : null,
+    // Not in the listing; list() inspects the few stopped containers to fill it in.
+    oomKilled: false,
     hostPorts,
   };
 }

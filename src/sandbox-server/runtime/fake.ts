@@ -13,8 +13,8 @@ export interface FakeRuntimeControls {
   containers(): ContainerObservation[];
   /** Names of the data volumes that exist now. */
   volumes(): string[];
-  /** The container dies (as if OOM-killed or killed from outside). */
-  kill(containerId: string, exitCode?: number): void;
+  /** The container dies (killed from outside, or at its memory limit with `oomKilled`). */
+  kill(containerId: string, exitCode?: number, oomKilled?: boolean): void;
   /** Someone runs `docker rm -f` on it. */
   removeBehindBack(containerId: string): void;
   /** A container with our labels appears that this control plane did not create in this process. */
@@ -75,6 +75,7 @@ export function createFakeRuntime(): FakeRuntime {
       sandboxId,
       state,
       exitCode: null,
+      oomKilled: false,
       hostPorts: state === 'running' || state === 'paused' ? publish(containerId) : {},
     };
     containers.set(containerId, container);
@@ -102,6 +103,7 @@ export function createFakeRuntime(): FakeRuntime {
       if (container.state === 'running') return;
       container.state = 'running';
       container.exitCode = null;
+      container.oomKilled = false;
       container.hostPorts = publish(containerId);
       emit(container.sandboxId, 'start');
     },
@@ -155,10 +157,11 @@ export function createFakeRuntime(): FakeRuntime {
     containers: () => [...containers.values()].map((c) => ({ ...c })),
     volumes: () => [...volumes],
 
-    kill(containerId, exitCode = 137) {
+    kill(containerId, exitCode = 137, oomKilled = false) {
       const container = existing(containerId);
       container.state = 'exited';
       container.exitCode = exitCode;
+      container.oomKilled = oomKilled;
       container.hostPorts = {};
       emit(container.sandboxId, 'die');
     },

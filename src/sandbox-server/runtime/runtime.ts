@@ -18,6 +18,8 @@ export interface ContainerObservation {
   sandboxId: string;
   state: ContainerState;
   exitCode: number | null;
+  /** The kernel killed a process of the container at its memory limit (Docker's OOMKilled). */
+  oomKilled: boolean;
   /** container port name -> host port on 127.0.0.1 */
   hostPorts: Record<string, number>;
 }

@@ -17,7 +17,7 @@ function input(overrides: Partial<StatusInput>): StatusInput {
   };
 }
 
-const observed = (state: ContainerState, exitCode: number | null = null) => ({ state, exitCode });
+const observed = (state: ContainerState, exitCode: number | null = null, oomKilled = false) => ({ state, exitCode, oomKilled });
 
 describe('computeStatus', () => {
   // [desired, container state, alive, expected status, expected detail (substring) or null]
@@ -80,6 +80,11 @@ describe('computeStatus', () => {
     expect(computeStatus(input({ previous, container: observed('created') }))).toEqual(previous);
     expect(computeStatus(input({ desired: 'PAUSED', previous, container: observed('created') })).status).toBe('PAUSED');
     expect(computeStatus(input({ desired: 'PAUSED', previous })).status).toBe('PAUSED');
+  });
+
+  it('says "out of memory" when the kernel killed the container at its memory limit', () => {
+    expect(computeStatus(input({ container: observed('exited', 137, true) }))).toEqual({ status: 'ERROR', detail: 'out of memory' });
+    expect(computeStatus(input({ container: observed('exited', 137, false) }))).toEqual({ status: 'ERROR', detail: 'container exited with code 137' });
   });
 
   it('keeps the status but says why when a step will be retried', () => {

@@ -6,13 +6,26 @@ import { sandboxSpecs } from '../../db/schema.js';
 /** The workspace the agent-server's tools start in. */
 export const DEFAULT_WORKING_DIR = '/workspace';
 
+/** The default spec's resource limits (SANDBOX_DEFAULT_MEMORY_MB, _PIDS, _CPUS). */
+export interface DefaultLimits {
+  memoryMb: number;
+  pidsLimit: number;
+  cpus: number;
+}
+
+/**
+ * Enough for an agent's builds and test runs, small enough that one runaway sandbox (a leak, a fork
+ * bomb, a busy loop) leaves the machine and its neighbours working.
+ */
+export const DEFAULT_LIMITS: DefaultLimits = { memoryMb: 2048, pidsLimit: 512, cpus: 1 };
+
 /**
  * Makes the spec that runs `agentServerImage` exist and be the only default; run at every start.
  * Its id is the image, as OpenHands names Docker specs, so changing AGENT_SERVER_IMAGE adds a new
  * default and leaves the old spec (and the sandboxes using it) alone. An existing spec of that id
- * keeps its settings.
+ * keeps its settings but takes the current limits, which are the operator's to change.
  */
-export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: string): Promise<void> {
+export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: string, limits: DefaultLimits = DEFAULT_LIMITS): Promise<void> {
   await db.transaction(async (tx) => {
     await tx
       .insert(sandboxSpecs)
@@ -23,9 +36,10 @@ export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: s
         initialEnv: {},
         workingDir: DEFAULT_WORKING_DIR,
         exposedPorts: [{ name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT }],
+        ...limits,
         isDefault: true,
       })
-      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { isDefault: true, deletedAt: null } });
+      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { ...limits, isDefault: true, deletedAt: null } });
     await tx
       .update(sandboxSpecs)
       .set({ isDefault: false })

@@ -1,0 +1,102 @@
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
+import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
+
+const docker = await connectDocker();
+
+/** What a sandbox can do to its neighbours and the machine, driven as an agent would: its own bash. */
+describe.runIf(docker)('sandbox isolation on Docker', () => {
+  let cp: E2eControlPlane;
+  const engine = docker as Docker;
+  /** A default-spec sandbox whose agent-server must keep answering whatever the others do. */
+  let neighbour: { id: string; agentUrl: string };
+
+  beforeAll(async () => {
+    await buildE2eImage();
+    cp = await startE2eControlPlane();
+    const started = (await cp.request('POST', '/api/v1/sandboxes')).body;
+    const running = await cp.sandboxUntil(started.id, 'RUNNING');
+    neighbour = { id: running.id, agentUrl: agentUrlOf(running) };
+  }, 180_000);
+  afterAll(async () => {
+    await cp?.close();
+    if (cp) await removeInstanceResources(engine, cp.instanceId);
+  });
+
+  function agentUrlOf(sandbox: { exposed_urls: { name: string; url: string }[] }): string {
+    return sandbox.exposed_urls.find((u) => u.name === 'AGENT_SERVER')!.url;
+  }
+
+  async function startSandbox(spec: Record<string, unknown> | null, until = 'RUNNING'): Promise<any> {
+    let query = '';
+    if (spec) {
+      const created = await cp.request('POST', '/api/v1/sandbox-specs', spec);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      query = `?sandbox_spec_id=${encodeURIComponent(created.body.id)}`;
+    }
+    const started = (await cp.request('POST', `/api/v1/sandboxes${query}`)).body;
+    return cp.sandboxUntil(started.id, until);
+  }
+
+  const bashIn = async (sandboxId: string, command: string, timeout = 60) =>
+    (await cp.request('POST', `/api/v1/sandboxes/${sandboxId}/agent/api/bash/execute_bash_command`, { command, timeout })).body;
+
+  /** The neighbour's agent-server answered every probe while `work` ran, and once more after it. */
+  async function neighbourAnswersThroughout(work: Promise<unknown>): Promise<void> {
+    let done = false;
+    void work.finally(() => (done = true));
+    let probes = 0;
+    while (!done) {
+      const alive = await fetch(`${neighbour.agentUrl}/alive`, { signal: AbortSignal.timeout(5_000) });
+      expect(alive.status).toBe(200);
+      probes++;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await work;
+    expect(probes).toBeGreaterThan(0);
+    expect((await fetch(`${neighbour.agentUrl}/alive`)).status).toBe(200);
+  }
+
+  it('gives the default spec memory, process and CPU limits', async () => {
+    const [spec] = (await cp.request('GET', `/api/v1/sandbox-specs?id=${encodeURIComponent(E2E_IMAGE)}`)).body;
+    expect(spec).toMatchObject({ memory_mb: 2048, pids_limit: 512, cpus: 1 });
+    const info = await engine.getContainer((await engine.listContainers({ filters: { label: [`sandbox-server.id=${neighbour.id}`] } }))[0]!.Id).inspect();
+    expect(info.HostConfig).toMatchObject({ Memory: 2048 * 1024 * 1024, PidsLimit: 512, NanoCpus: 1e9 });
+  });
+
+  it('contains a fork bomb and a memory hog in one sandbox while its neighbour keeps answering', async () => {
+    const limited = await startSandbox({ id: `limits-${cp.instanceId}`, image: E2E_IMAGE, memory_mb: 256, pids_limit: 96, cpus: 0.5 });
+
+    // The bomb forks until the process limit refuses it; pure bash builtins then wait and kill its
+    // whole process group, since every external command would need a process slot too.
+    const bomb = bashIn(
+      limited.id,
+      "setsid bash -c ':(){ :|:& };:' 2>/dev/null & bomb=$!; while (( SECONDS < 4 )); do :; done; " +
+        'for _ in 1 2 3 4 5; do kill -9 -- -$bomb 2>/dev/null; done; echo contained',
+    );
+    await neighbourAnswersThroughout(bomb);
+    expect(await bomb).toMatchObject({ stdout: expect.stringContaining('contained') });
+
+    const hog = bashIn(limited.id, "node -e 'const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1))'; echo exit=$?");
+    await neighbourAnswersThroughout(hog);
+    // The kernel killed the hog (SIGKILL: 128 + 9) at the sandbox's limit, not anything outside it.
+    expect(await hog).toMatchObject({ stdout: expect.stringContaining('exit=137') });
+    expect((await bashIn(limited.id, 'echo still here')).stdout).toContain('still here');
+  });
+
+  it('reports "out of memory" for a sandbox whose main process the kernel killed at its limit', async () => {
+    const hog = await startSandbox(
+      {
+        id: `oom-${cp.instanceId}`,
+        image: E2E_IMAGE,
+        command: ['node', '-e', 'const a = []; setInterval(() => a.push(Buffer.alloc(8 << 20, 1)), 10)'],
+        exposed_ports: [],
+        memory_mb: 64,
+      },
+      'ERROR',
+    );
+    expect(hog.status_detail).toBe('out of memory');
+    expect((await fetch(`${neighbour.agentUrl}/alive`)).status).toBe(200);
+  });
+});
