@@ -79,7 +79,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', { image: 'python:3.12' });
       expect(status).toBe(201);
       expect(SandboxSpecInfoSchema.parse(body)).toEqual(body);
-      expect(body).toEqual({ ...DEFAULT_SPEC, id: 'python:3.12', image: 'python:3.12', is_default: false });
+      expect(body).toEqual({ ...DEFAULT_SPEC, id: 'python:3.12', image: 'python:3.12', is_default: false, cpus: null, memory_mb: null, pids_limit: null });
       expect((await t.call('GET', '/api/v1/sandbox-specs?id=python:3.12')).body).toEqual([body]);
     });
 
