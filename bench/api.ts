@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../src/sandbox-server/app.js';
 import { openDatabase } from '../src/sandbox-server/db/client.js';
 import { sandboxes } from '../src/sandbox-server/db/schema.js';
@@ -48,7 +49,7 @@ async function benchOne(name: string, url: string | undefined): Promise<string[]
       })),
     );
     const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS };
-    const { app } = createSandboxServerApp({ ...ctx, apiKeys: [API_KEY] });
+    const { app } = createSandboxServerApp({ ...ctx, apiKeys: [API_KEY], events: new EventFeed() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });

@@ -4,6 +4,7 @@ import { EXIT_OK, EXIT_USAGE, UsageError } from './cli-error.js';
 import type { Command, OptionSpec, ParsedArgs } from './command.js';
 import { convCommands } from './commands/conv.js';
 import { cpCommand } from './commands/cp.js';
+import { eventCommands } from './commands/events.js';
 import { execCommand } from './commands/exec.js';
 import { sandboxCommands } from './commands/sandboxes.js';
 import { specCommands } from './commands/specs.js';
@@ -11,7 +12,7 @@ import { describeError } from './describe-error.js';
 import { commandHelp, DEFAULT_URL, GLOBAL_OPTIONS, listHelp, PROGRAM } from './help.js';
 import { Output, type OutputStream } from './output.js';
 
-export const COMMANDS: readonly Command[] = [...specCommands, ...sandboxCommands, execCommand, cpCommand, ...convCommands];
+export const COMMANDS: readonly Command[] = [...specCommands, ...sandboxCommands, execCommand, cpCommand, ...convCommands, ...eventCommands];
 
 export interface CliEnvironment {
   env: NodeJS.ProcessEnv;

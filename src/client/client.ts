@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { followEvents, type FollowEventsOptions } from './event-stream.js';
+import { followLifecycleEvents, type FollowLifecycleEventsOptions } from './lifecycle-stream.js';
 import type { HttpMethod, OperationName } from './operations.js';
 import { type QueryValue, Transport, type TransportOptions } from './transport.js';
 import type {
@@ -12,10 +13,12 @@ import type {
   CreateSandboxSpecRequest,
   EventSearchQuery,
   ExecuteBashRequest,
+  LifecycleEvent,
   Page,
   SandboxInfo,
   SandboxSpecInfo,
   SearchAppConversationsQuery,
+  SearchLifecycleEventsQuery,
   SearchSandboxesQuery,
   SearchSandboxSpecsQuery,
   SearchStartTasksQuery,
@@ -122,6 +125,17 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
         count: (filter: StartTaskFilter = {}) => t.json<number>('countStartTasks', { query: filter }),
         batchGet: (ids: readonly string[]) => t.json<(AppConversationStartTask | null)[]>('batchGetStartTasks', { query: { ids } }),
       },
+    },
+
+    events: {
+      search: (query: SearchLifecycleEventsQuery = {}) => t.json<Page<LifecycleEvent>>('searchLifecycleEvents', { query }),
+      /** The id of the newest event ('0' when there is none): follow after it to see only what comes next. */
+      latestId: async (): Promise<string> => {
+        const page = await t.json<Page<LifecycleEvent>>('searchLifecycleEvents', { query: { sort_order: 'TIMESTAMP_DESC', limit: 1 } });
+        return page.items[0]?.id ?? '0';
+      },
+      /** Events after `afterEventId` as they commit, over Server-Sent Events that reconnect where they left off. */
+      follow: (options: FollowLifecycleEventsOptions) => followLifecycleEvents(t, options),
     },
   };
 }

@@ -42,6 +42,9 @@ export const SANDBOX_SERVER_OPERATIONS = {
   searchStartTasks: { method: 'get', path: '/api/v1/app-conversations/start-tasks/search' },
   countStartTasks: { method: 'get', path: '/api/v1/app-conversations/start-tasks/count' },
   batchGetStartTasks: { method: 'get', path: '/api/v1/app-conversations/start-tasks' },
+
+  searchLifecycleEvents: { method: 'get', path: '/api/v1/events/search' },
+  streamLifecycleEvents: { method: 'get', path: '/api/v1/events/stream' },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof SANDBOX_SERVER_OPERATIONS;

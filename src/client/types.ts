@@ -18,6 +18,7 @@ import type {
   UpdateAppConversationRequestSchema,
 } from '../sandbox-server/app-conversations/models.js';
 import type { SuccessSchema } from '../sandbox-server/models/common.js';
+import type { LifecycleEventSchema, SearchEventsQuerySchema } from '../sandbox-server/models/lifecycle-event.js';
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
 
@@ -55,3 +56,7 @@ export type ConversationEvent = Event;
 
 export type ExecuteBashRequest = z.input<typeof ExecuteBashRequestSchema>;
 export type BashOutput = z.output<typeof BashOutputSchema>;
+
+export type LifecycleEvent = z.output<typeof LifecycleEventSchema>;
+export type LifecycleEventType = LifecycleEvent['type'];
+export type SearchLifecycleEventsQuery = QueryOf<typeof SearchEventsQuerySchema>;

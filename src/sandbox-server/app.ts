@@ -12,6 +12,8 @@ import { apiKeyAuth } from './auth.js';
 import type { Database } from './db/client.js';
 import { createActivityRecorder } from './proxy/resolve-target.js';
 import { registerAppConversationRoutes } from './routes/app-conversations/index.js';
+import type { EventFeed } from './lifecycle-events/event-feed.js';
+import { registerEventRoutes } from './routes/events/index.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
@@ -31,6 +33,8 @@ export interface SandboxServerAppOptions {
   appConversations?: AppConversationSettings;
   /** The registry /metrics serves; the server shares it with the reconciler. */
   metrics?: Metrics;
+  /** Wakes the lifecycle event streams when events commit. */
+  events: EventFeed;
 }
 
 export interface SandboxServerApp {
@@ -74,12 +78,13 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSandboxRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
+  registerEventRoutes(app, { db: options.db, feed: options.events, upgradeWebSocket });
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   registerApiDocs(app, {
     title: 'sandbox-server',
     version: '1',
-    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, app conversations and a proxy to each sandbox agent-server.',
+    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, app conversations, lifecycle events and a proxy to each sandbox agent-server.',
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
   return { app, injectWebSocket, startTasks };

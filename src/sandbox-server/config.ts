@@ -131,6 +131,11 @@ export const CONFIG_VARIABLES = {
     default: '300',
     help: 'How long an app conversation start task waits for its sandbox before failing.',
   }),
+  EVENT_RETENTION_DAYS: variable({
+    schema: integer(1, 3650),
+    default: '7',
+    help: 'Lifecycle events (GET /api/v1/events/...) older than this many days are removed.',
+  }),
   LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
 };
 

@@ -9,6 +9,8 @@ import { createSandboxServerApp } from './app.js';
 import type { SandboxServerConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { sandboxes } from './db/schema.js';
+import { EventFeed } from './lifecycle-events/event-feed.js';
+import { keepEventsFor } from './lifecycle-events/retention.js';
 import { ensureAgentServerImage } from './image/index.js';
 import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
@@ -32,6 +34,10 @@ export interface RunningSandboxServer {
    */
   close(): Promise<void>;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Expired events are removed at start and then this often. */
+const RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 /** In-flight requests get this long to finish on shutdown before their connections are cut. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -60,6 +66,14 @@ export async function startSandboxServer(
         tag: config.AGENT_SERVER_IMAGE,
         onProgress: (line) => log.info({ image: config.AGENT_SERVER_IMAGE }, line),
       }));
+  const events = new EventFeed();
+  await events.listen(database.listen);
+  const stopRetention = keepEventsFor({
+    db: database.db,
+    retentionMs: config.EVENT_RETENTION_DAYS * DAY_MS,
+    intervalMs: RETENTION_SWEEP_MS,
+    log,
+  });
   const metrics = createMetrics();
   const sandboxMetrics = createSandboxMetrics(metrics.registry);
   sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
@@ -79,6 +93,7 @@ export async function startSandboxServer(
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     metrics,
+    events,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },
       sandboxStartTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
@@ -89,6 +104,8 @@ export async function startSandboxServer(
   try {
     server = await listen(app.fetch, config.HOST, config.PORT);
   } catch (error) {
+    stopRetention();
+    await events.close();
     await database.close();
     throw error;
   }
@@ -117,6 +134,9 @@ export async function startSandboxServer(
     url,
     async close() {
       closing = true;
+      stopRetention();
+      // Event streams never end by themselves: ending them lets the requests in flight drain.
+      await events.close();
       await stopListening(server);
       await startTasks.stop();
       // A build still running is not waited for; the reconciler then never starts.

@@ -39,6 +39,17 @@ describe('sandboxctl against a sandbox-server', () => {
     return JSON.parse(result.stdout);
   }
 
+  /** `sandboxes wait` running in the background: its stderr so far, and its exit code. */
+  function startWaiting(id: string, state: string) {
+    const child = spawnSandboxctl(['sandboxes', 'wait', id, '--for', state], { env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { stderr: () => stderr, exit };
+  }
+
   async function runningSandbox(): Promise<string> {
     return (await ctlJson('sandboxes', 'start', '--wait')).id;
   }
@@ -123,6 +134,64 @@ describe('sandboxctl against a sandbox-server', () => {
       expect((await ctl('sandboxes', 'pause', 'no-such-sandbox')).stderr).toBe(
         'sandboxctl: no sandbox "no-such-sandbox": list them with "sandboxctl sandboxes ls"\n',
       );
+    });
+
+    it('waits on the event stream for RUNNING, PAUSED and deleted, and lists what happened', async () => {
+      const held = h.fake.holdCreates();
+      const id = (await ctlJson('sandboxes', 'start')).id;
+      const untilRunning = startWaiting(id, 'RUNNING');
+      // Released only once the waiter follows the stream: RUNNING then reaches it as an event.
+      await vi.waitFor(() => expect(untilRunning.stderr()).toContain('waiting for RUNNING'), { timeout: 10_000 });
+      held();
+      expect(await untilRunning.exit).toBe(0);
+      expect(untilRunning.stderr()).toMatch(new RegExp(`^sandbox ${id} is RUNNING \\(\\d+s\\)\\n$`, 'm'));
+      // Already there: answers at once.
+      expect((await ctl('sandboxes', 'wait', id, '--for', 'RUNNING')).code).toBe(0);
+
+      const follower = spawnSandboxctl(['events', '--follow', '--json', '--sandbox', id], {
+        env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY },
+      });
+      let followed = '';
+      follower.stdout.on('data', (chunk: string) => {
+        followed += chunk;
+      });
+      const followedTypes = () => followed.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line).type as string);
+      try {
+        await vi.waitFor(() => expect(followedTypes()).toEqual(['sandbox.created', 'sandbox.running']), { timeout: 10_000 });
+        const untilPaused = startWaiting(id, 'PAUSED');
+        await vi.waitFor(() => expect(untilPaused.stderr()).toContain('waiting for PAUSED'), { timeout: 10_000 });
+        await ctl('sandboxes', 'pause', id);
+        expect(await untilPaused.exit).toBe(0);
+
+        const untilDeleted = startWaiting(id, 'deleted');
+        await vi.waitFor(() => expect(untilDeleted.stderr()).toContain('waiting for deleted'), { timeout: 10_000 });
+        await ctl('sandboxes', 'rm', id);
+        expect(await untilDeleted.exit).toBe(0);
+        await vi.waitFor(() => expect(followedTypes()).toEqual(['sandbox.created', 'sandbox.running', 'sandbox.paused', 'sandbox.deleted']), {
+          timeout: 10_000,
+        });
+      } finally {
+        follower.kill('SIGTERM');
+      }
+
+      const listed = await ctl('events', '--sandbox', id, '--type', 'sandbox.paused', '--type', 'sandbox.deleted');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  sandbox\\.paused +${id}  RUNNING -> PAUSED\\n.*sandbox\\.deleted +${id}  PAUSED -> MISSING  deleted\\n$`));
+      expect((await ctl('sandboxes', 'wait', id, '--for', 'deleted')).code).toBe(0);
+      expect((await ctl('sandboxes', 'wait', id, '--for', 'RUNNING')).code).toBe(1);
+    });
+
+    it('fails sandboxes wait when the sandbox errs, the id is unknown, or --for is wrong', async () => {
+      h.fake.failNext('create', new RuntimeError('image not found: nope:1', true));
+      const id = (await ctlJson('sandboxes', 'start')).id;
+      const failed = await ctl('sandboxes', 'wait', id, '--for', 'RUNNING');
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/sandboxctl: sandbox \S+ (became|is) ERROR/);
+      expect((await ctl('sandboxes', 'wait', 'no-such-sandbox', '--for', 'deleted')).stderr).toBe(
+        'sandboxctl: no sandbox "no-such-sandbox": list them with "sandboxctl sandboxes ls"\n',
+      );
+      expect((await ctl('sandboxes', 'wait', id, '--for', 'running')).code).toBe(2);
+      expect((await ctl('events', '--type', 'sandbox.exploded')).code).toBe(2);
     });
 
     it('fails start --wait with exit 1 when the sandbox ends in ERROR or does not come up in time', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_SERVER_OPERATIONS } from '../../src/client/index.js';
+import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { openTestDatabase } from '../helpers/database.js';
@@ -13,7 +14,7 @@ describe('client operations', () => {
 
   beforeAll(async () => {
     handle = await openTestDatabase('pglite');
-    const { app } = createSandboxServerApp({ db: handle.db, reconciler: { kick() {} }, apiKeys: [], maxRunningSandboxes: 1 });
+    const { app } = createSandboxServerApp({ db: handle.db, reconciler: { kick() {} }, apiKeys: [], maxRunningSandboxes: 1, events: new EventFeed() });
     const document = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'sandbox-server', version: '1' } });
     documented = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
       METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`),

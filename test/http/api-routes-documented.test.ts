@@ -12,8 +12,9 @@ describe('OpenAPI documents', () => {
       const doc = (await (await testApp.app.request('/openapi.json')).json()) as OpenAPIDocument;
       expect(doc.openapi).toBe('3.1.0');
       const coverage = compareRoutesWithDocument(testApp.app, doc, [
-        // A WebSocket route, and the proxy, which is registered for every method at once.
+        // WebSocket routes, and the proxy, which is registered for every method at once.
         '/api/v1/app-conversations/{id}/events/socket',
+        '/api/v1/events/socket',
         '/api/v1/sandboxes/{id}/agent/*',
       ]);
       expect(coverage).toEqual({ undocumented: [], unserved: [] });

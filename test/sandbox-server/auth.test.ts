@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { handleError } from '../../src/http/errors.js';
+import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
 import { apiKeyAuth } from '../../src/sandbox-server/auth.js';
 import type { Database } from '../../src/sandbox-server/db/client.js';
@@ -54,7 +55,7 @@ describe('apiKeyAuth', () => {
 describe('the control plane app', () => {
   // Requests that authentication stops never reach the database.
   const unreachable = { execute: () => Promise.reject(new Error('not used')) } as unknown as Database;
-  const { app } = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: KEYS, maxRunningSandboxes: 10 });
+  const { app } = createSandboxServerApp({ db: unreachable, reconciler: recordKicks(), apiKeys: KEYS, maxRunningSandboxes: 10, events: new EventFeed() });
 
   it('guards every /api route, known or not', async () => {
     for (const [method, path] of [
@@ -88,6 +89,8 @@ describe('the control plane app', () => {
       '/api/v1/app-conversations/{id}',
       '/api/v1/app-conversations/{id}/events',
       '/api/v1/app-conversations/{id}/events/search',
+      '/api/v1/events/search',
+      '/api/v1/events/stream',
       '/api/v1/sandbox-specs',
       '/api/v1/sandbox-specs/search',
       '/api/v1/sandbox-specs/{id}',

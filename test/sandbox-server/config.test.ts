@@ -7,6 +7,7 @@ describe('loadConfig', () => {
       HOST: '127.0.0.1',
       PORT: 3000,
       DATA_DIR: `${process.cwd()}/.data`,
+      EVENT_RETENTION_DAYS: 7,
       DATABASE_URL: undefined,
       SANDBOX_SERVER_API_KEYS: [],
       ALLOWED_HOSTS: [],

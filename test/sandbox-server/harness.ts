@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
+import { createSandboxServerApp, type SandboxServerApp } from '../../src/sandbox-server/app.js';
+import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
-import { sandboxes, sandboxSpecs } from '../../src/sandbox-server/db/schema.js';
+import { lifecycleEvents, sandboxes, sandboxSpecs } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
 import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { openTestDatabase, type TestDriver } from '../helpers/database.js';
@@ -21,6 +22,8 @@ export function recordKicks(): KickRecorder {
 
 export interface TestApp {
   app: OpenAPIHono;
+  /** Attaches the app's WebSocket routes to a server listening on it. */
+  injectWebSocket: SandboxServerApp['injectWebSocket'];
   handle: DatabaseHandle;
   reconciler: KickRecorder;
   /** app.request with the API key, JSON in and out. */
@@ -37,14 +40,18 @@ export async function openTestApp(
   const handle = await openTestDatabase(driver);
   await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
   const reconciler = recordKicks();
-  const { app } = createSandboxServerApp({
+  const events = new EventFeed();
+  await events.listen(handle.listen);
+  const { app, injectWebSocket } = createSandboxServerApp({
     db: handle.db,
     reconciler,
     apiKeys: options.apiKeys ?? [API_KEY],
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
+    events,
   });
   return {
     app,
+    injectWebSocket,
     handle,
     reconciler,
     async call(method, path, body) {
@@ -54,11 +61,15 @@ export async function openTestApp(
       return { status: response.status, body: await response.json() };
     },
     async reset() {
+      await handle.db.delete(lifecycleEvents);
       await handle.db.delete(sandboxes);
       await handle.db.delete(sandboxSpecs);
       await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
       reconciler.kicks.length = 0;
     },
-    close: () => handle.close(),
+    async close() {
+      await events.close();
+      await handle.close();
+    },
   };
 }

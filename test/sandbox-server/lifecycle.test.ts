@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { sandboxes } from '../../src/sandbox-server/db/schema.js';
@@ -25,7 +26,7 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
     runtime = createFakeRuntime();
     reconciler = new Reconciler({ db: handle.db, runtime, instanceId: 'lifecycle-test', checkAlive: async () => true });
     await reconciler.start();
-    const { app } = createSandboxServerApp({ db: handle.db, reconciler, apiKeys: [KEY], maxRunningSandboxes: 10 });
+    const { app } = createSandboxServerApp({ db: handle.db, reconciler, apiKeys: [KEY], maxRunningSandboxes: 10, events: new EventFeed() });
     request = async (method, path) => {
       const response = await app.request(path, { method, headers: { authorization: `Bearer ${KEY}` } });
       return { status: response.status, body: await response.json() };
@@ -85,5 +86,15 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
       { timeout: 20_000, interval: 20 },
     );
     expect(await request('POST', `/api/v1/sandboxes/${id}/resume`)).toEqual({ status: 409, body: { detail: 'Sandbox has been deleted' } });
+
+    // Each status change was recorded once, by the transaction that made it, in order.
+    const events = await request('GET', `/api/v1/events/search?sandbox_id=${id}`);
+    expect(events.body.items.map((e: { type: string; previous_status: string | null; status: string }) => [e.type, e.previous_status, e.status])).toEqual([
+      ['sandbox.created', null, 'STARTING'],
+      ['sandbox.running', 'STARTING', 'RUNNING'],
+      ['sandbox.paused', 'RUNNING', 'PAUSED'],
+      ['sandbox.running', 'PAUSED', 'RUNNING'],
+      ['sandbox.deleted', 'RUNNING', 'MISSING'],
+    ]);
   });
 });

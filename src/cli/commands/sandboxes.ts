@@ -1,9 +1,9 @@
 import { iteratePages, type SandboxInfo, type SandboxServerClient } from '../../client/index.js';
 import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { CliError, EXIT_OK } from '../cli-error.js';
+import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
 import { collect } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, type ParsedArgs, stringOption } from '../command.js';
-import { formatFields, formatTable, formatTime, orDash } from '../format.js';
+import { formatElapsed, formatFields, formatTable, formatTime, orDash } from '../format.js';
 import { noSandbox, orNotFound } from '../not-found.js';
 import { Progress } from '../progress.js';
 import { waitFor } from '../wait.js';
@@ -142,6 +142,80 @@ function lifecycleCommand(verb: 'pause' | 'resume' | 'rm', summary: string, done
   };
 }
 
+/** The states `sandboxes wait --for` accepts, and the event that announces each. */
+const WAIT_TARGETS = { RUNNING: 'sandbox.running', PAUSED: 'sandbox.paused', deleted: 'sandbox.deleted' } as const;
+type WaitTarget = keyof typeof WAIT_TARGETS;
+/** While waiting to run or pause, these end the wait with a failure; a deletion ends only with sandbox.deleted. */
+const FAILED_EVENTS = new Set(['sandbox.error', 'sandbox.missing', 'sandbox.deleted']);
+
+function waitTarget(value: string | undefined): WaitTarget {
+  if (value === undefined) throw new UsageError('--for is required: RUNNING, PAUSED or deleted');
+  if (!Object.hasOwn(WAIT_TARGETS, value)) throw new UsageError(`--for must be RUNNING, PAUSED or deleted, not "${value}"`);
+  return value as WaitTarget;
+}
+
+/**
+ * Whether the sandbox is already in the target state. A deleted sandbox leaves the API as soon as
+ * its deletion is asked for, so `deleted` is judged by its sandbox.deleted event (container and data
+ * gone); an id with neither a sandbox nor any event is unknown.
+ */
+async function alreadyReached(client: SandboxServerClient, id: string, target: WaitTarget): Promise<{ reached: boolean; sandbox: SandboxInfo | null }> {
+  const [sandbox] = await client.sandboxes.batchGet([id]);
+  if (target !== 'deleted') {
+    if (!sandbox) throw new CliError(noSandbox(id));
+    if (sandbox.status === 'ERROR' || sandbox.status === 'MISSING') {
+      const why = sandbox.status_detail ? ` (${sandbox.status_detail})` : '';
+      throw new CliError(`sandbox ${id} is ${sandbox.status}${why}, not ${target}: see "sandboxctl events --sandbox ${id}"`);
+    }
+    return { reached: sandbox.status === target, sandbox };
+  }
+  const deleted = await client.events.search({ sandbox_id: id, type: ['sandbox.deleted'], limit: 1 });
+  if (deleted.items.length > 0) return { reached: true, sandbox: null };
+  if (!sandbox && (await client.events.search({ sandbox_id: id, limit: 1 })).items.length === 0) throw new CliError(noSandbox(id));
+  return { reached: false, sandbox: sandbox ?? null };
+}
+
+const wait: Command = {
+  name: ['sandboxes', 'wait'],
+  summary: 'Wait until a sandbox is RUNNING, PAUSED or deleted',
+  usage: '<sandbox> --for RUNNING|PAUSED|deleted [--timeout <seconds>]',
+  details:
+    'Follows the lifecycle event stream rather than polling. Exit 0 once the sandbox is in that state (at once if it already is); exit 1 when it is or goes ERROR or MISSING instead, is deleted while waiting for another state, or the timeout passes.',
+  options: {
+    for: { type: 'string', value: '<state>', help: 'RUNNING, PAUSED or deleted' },
+    timeout: { type: 'string', value: '<seconds>', help: `How long to wait (default ${DEFAULT_WAIT_SECONDS})` },
+  },
+  positionals: { min: 1, max: 1 },
+  async run(ctx, args) {
+    const id = args.positionals[0]!;
+    const target = waitTarget(stringOption(args, 'for'));
+    const timeoutSeconds = integerOption(args, 'timeout', { min: 1 }) ?? DEFAULT_WAIT_SECONDS;
+    // The stream position first, then the state: a change after the read is then in the stream.
+    const after = await ctx.client.events.latestId();
+    const progress = new Progress(ctx.out.stderr);
+    const done = () => {
+      progress.finish(`sandbox ${id} is ${target}`);
+      if (ctx.json) ctx.out.json({ id, status: target });
+      return EXIT_OK;
+    };
+    const { reached, sandbox } = await alreadyReached(ctx.client, id, target);
+    if (reached) return done();
+    progress.update(`sandbox ${id}: ${sandbox?.status ?? 'deleting'}, waiting for ${target}`);
+    const signal = AbortSignal.timeout(timeoutSeconds * 1000);
+    for await (const event of ctx.client.events.follow({ afterEventId: after, sandboxId: id, signal })) {
+      if (event.type === WAIT_TARGETS[target]) return done();
+      progress.update(`sandbox ${id}: ${event.status}, waiting for ${target}`);
+      if (target !== 'deleted' && FAILED_EVENTS.has(event.type)) {
+        progress.stop();
+        const why = event.status_detail ? ` (${event.status_detail})` : '';
+        throw new CliError(`sandbox ${id} became ${event.type === 'sandbox.deleted' ? 'deleted' : event.status}${why} while waiting for ${target}: see "sandboxctl events --sandbox ${id}"`);
+      }
+    }
+    progress.stop();
+    throw new CliError(`sandbox ${id} is not ${target} after ${formatElapsed(progress.elapsedMs)}: wait longer with --timeout`);
+  },
+};
+
 export const sandboxCommands: Command[] = [
   ls,
   show,
@@ -149,4 +223,5 @@ export const sandboxCommands: Command[] = [
   lifecycleCommand('pause', 'Pause a sandbox (its container is frozen, its data kept)', 'Pausing'),
   lifecycleCommand('resume', 'Resume a paused sandbox', 'Resuming'),
   lifecycleCommand('rm', 'Delete a sandbox and its data', 'Deleting'),
+  wait,
 ];

@@ -4,6 +4,8 @@ import { ApiError } from '../../http/errors.js';
 import { logger } from '../../logger.js';
 import { appConversations, appConversationStartTasks, type StartTaskRow, sandboxes, sandboxSpecs } from '../db/schema.js';
 import type { StartTaskFailure, StartTaskStatus } from '../../contracts/start-task.js';
+import { recordEvent } from '../lifecycle-events/record-event.js';
+import { startTaskEvent } from '../lifecycle-events/start-task-event.js';
 import { waitForAgentServer } from '../proxy/resolve-target.js';
 import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
 import { startSandbox } from '../services/sandboxes/start-sandbox.js';
@@ -125,10 +127,12 @@ export class StartTaskRunner {
           updatedAt: now,
         })
         .onConflictDoNothing();
-      await tx
+      const [ready] = await tx
         .update(appConversationStartTasks)
         .set({ status: 'READY', detail: null, secrets: {}, updatedAt: now })
-        .where(eq(appConversationStartTasks.id, task.id));
+        .where(eq(appConversationStartTasks.id, task.id))
+        .returning();
+      if (ready) await recordEvent(tx, startTaskEvent(ready, task.status));
     });
   }
 
@@ -145,14 +149,23 @@ export class StartTaskRunner {
     return task;
   }
 
+  /** Writes a step of the task; a new status records its lifecycle event in the same transaction. */
   async #update(taskId: string, values: Partial<StartTaskRow>): Promise<StartTaskRow> {
-    const [task] = await this.#ctx.db
-      .update(appConversationStartTasks)
-      .set({ ...values, updatedAt: new Date() })
-      .where(eq(appConversationStartTasks.id, taskId))
-      .returning();
-    if (!task) throw new Error(`start task ${taskId} vanished`);
-    return task;
+    return this.#ctx.db.transaction(async (tx) => {
+      const [before] = await tx
+        .select({ status: appConversationStartTasks.status })
+        .from(appConversationStartTasks)
+        .where(eq(appConversationStartTasks.id, taskId))
+        .for('update');
+      const [task] = await tx
+        .update(appConversationStartTasks)
+        .set({ ...values, updatedAt: new Date() })
+        .where(eq(appConversationStartTasks.id, taskId))
+        .returning();
+      if (!task || !before) throw new Error(`start task ${taskId} vanished`);
+      if (task.status !== before.status) await recordEvent(tx, startTaskEvent(task, before.status));
+      return task;
+    });
   }
 }
 

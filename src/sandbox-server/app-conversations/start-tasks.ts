@@ -5,6 +5,8 @@ import type { Page } from '../../http/paging.js';
 import { appConversations, appConversationStartTasks, type StartTaskRow } from '../db/schema.js';
 import type { StartTaskStatus } from '../../contracts/start-task.js';
 import { MAX_BATCH_IDS } from '../models/common.js';
+import { recordEvent } from '../lifecycle-events/record-event.js';
+import { startTaskEvent } from '../lifecycle-events/start-task-event.js';
 import type { AppConversationContext } from './context.js';
 import { keysetPage } from '../db/keyset-page.js';
 import type { AppConversationStartRequest, AppConversationStartTask } from './models.js';
@@ -28,7 +30,8 @@ export async function createStartTask(
     if (existing) throw validationError(['body', 'conversation_id'], 'An app conversation with this id already exists', 'value_error');
   }
   const now = new Date();
-  const [task] = await ctx.db
+  return ctx.db.transaction(async (tx) => {
+    const [task] = await tx
     .insert(appConversationStartTasks)
     .values({
       id: randomUUID(),
@@ -42,8 +45,10 @@ export async function createStartTask(
       updatedAt: now,
     })
     .returning();
-  if (!task) throw new Error('insert returned no row');
-  return task;
+    if (!task) throw new Error('insert returned no row');
+    await recordEvent(tx, startTaskEvent(task, null));
+    return task;
+  });
 }
 
 function statusCondition(status: StartTaskStatus | undefined): SQL[] {

@@ -14,8 +14,15 @@ import * as schema from './schema.js';
 /** The one database type services and the reconciler use, whichever driver is behind it. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/**
+ * Subscribes to NOTIFY on `channel`; `onNotify` also runs after each (re)connection of the listener,
+ * since notifications sent while it was away are lost. Resolves to the unsubscribe.
+ */
+export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+
 export interface DatabaseHandle {
   db: Database;
+  listen: Listen;
   /** 'postgres' or 'pglite', for logs and /health. */
   driver: 'postgres' | 'pglite';
   close(): Promise<void>;
@@ -36,13 +43,21 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const client = postgres(options.url, { max: 10, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema });
     await migratePostgres(db, { migrationsFolder });
-    return { db: db as unknown as Database, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
+    const listen: Listen = async (channel, onNotify) => {
+      const { unlisten } = await client.listen(channel, onNotify, onNotify);
+      return unlisten;
+    };
+    return { db: db as unknown as Database, listen, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
   }
   if (options.pgliteDir) await mkdir(options.pgliteDir, { recursive: true });
   const client = options.pgliteDir ? new PGlite(options.pgliteDir) : new PGlite();
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return { db: db as unknown as Database, driver: 'pglite', close: () => client.close() };
+  const listen: Listen = async (channel, onNotify) => {
+    const unlisten = await client.listen(channel, onNotify);
+    return () => unlisten();
+  };
+  return { db: db as unknown as Database, listen, driver: 'pglite', close: () => client.close() };
 }
 
 /** drizzle/ sits at the package root, which is a different depth from src/ and from dist/. */

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
 import { DESIRED_STATES, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
+import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 
 /** A port the sandbox's image listens on, published on 127.0.0.1 under `name` (AGENT_SERVER, ...). */
 export interface ExposedPort {
@@ -123,3 +124,27 @@ export const appConversations = pgTable(
 
 export type StartTaskRow = typeof appConversationStartTasks.$inferSelect;
 export type AppConversationRow = typeof appConversations.$inferSelect;
+
+/**
+ * The lifecycle event log and outbox: one row per status change, written in the transaction that
+ * made the change. `id` order is commit order (see lifecycle-events/record-event.ts), so a reader
+ * that resumes after an id misses nothing that commits later. Rows are removed after the retention.
+ */
+export const lifecycleEvents = pgTable(
+  'lifecycle_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    type: text('type').$type<LifecycleEventType>().notNull(),
+    subjectKind: text('subject_kind').$type<SubjectKind>().notNull(),
+    subjectId: text('subject_id').notNull(),
+    /** The sandbox the event concerns, also for start tasks once they have one. */
+    sandboxId: text('sandbox_id'),
+    previousStatus: text('previous_status'),
+    status: text('status'),
+    statusDetail: text('status_detail'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('lifecycle_events_sandbox_idx').on(t.sandboxId, t.id), index('lifecycle_events_created_at_idx').on(t.createdAt)],
+);
+
+export type LifecycleEventRow = typeof lifecycleEvents.$inferSelect;

@@ -2,6 +2,8 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../db/schema.js';
 import type { SandboxStatus } from '../../contracts/sandbox.js';
+import { type NewLifecycleEvent, recordEvent } from '../lifecycle-events/record-event.js';
+import { sandboxEventType } from '../../contracts/lifecycle-event.js';
 import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
 import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { containerRequestFor, dataVolumeNameFor } from './container-request.js';
@@ -152,6 +154,10 @@ async function isAlive(
   return ctx.checkAlive(`http://127.0.0.1:${hostPort}`, row.sessionApiKey);
 }
 
+/**
+ * Writes the observed columns if any changed; a new status (or the end of a deletion) also records
+ * its lifecycle event, in the same transaction.
+ */
 async function writeIfChanged(db: Database, row: SandboxRow, next: Observed): Promise<void> {
   const unchanged =
     row.status === next.status &&
@@ -160,10 +166,29 @@ async function writeIfChanged(db: Database, row: SandboxRow, next: Observed): Pr
     sameHostPorts(row.hostPorts, next.hostPorts) &&
     (row.deletedAt === null) === (next.deletedAt === null);
   if (unchanged) return;
-  await db
-    .update(sandboxes)
-    .set({ ...next, updatedAt: new Date() })
-    .where(eq(sandboxes.id, row.id));
+  const event = statusEvent(row, next);
+  await db.transaction(async (tx) => {
+    await tx
+      .update(sandboxes)
+      .set({ ...next, updatedAt: new Date() })
+      .where(eq(sandboxes.id, row.id));
+    if (event) await recordEvent(tx, event);
+  });
+}
+
+/** The event a write announces: a deletion finishing, or a new status; none for a detail alone. */
+function statusEvent(row: SandboxRow, next: Observed): NewLifecycleEvent | null {
+  const deleted = row.deletedAt === null && next.deletedAt !== null;
+  if (!deleted && row.status === next.status) return null;
+  return {
+    type: deleted ? 'sandbox.deleted' : sandboxEventType(next.status),
+    subjectKind: 'sandbox',
+    subjectId: row.id,
+    sandboxId: row.id,
+    previousStatus: row.status,
+    status: next.status,
+    statusDetail: next.statusDetail,
+  };
 }
 
 function sameHostPorts(a: Record<string, number> | null, b: Record<string, number> | null): boolean {

@@ -90,6 +90,16 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(ready.sandbox_id).toEqual(expect.any(String));
     const [row] = await handle.db.select().from(appConversationStartTasks).where(eq(appConversationStartTasks.id, task.id));
     expect(row?.secrets).toEqual({});
+    const taskEvents = (await h.request('GET', '/api/v1/events/search?type=start_task.working&type=start_task.waiting_for_sandbox&type=start_task.starting_conversation&type=start_task.ready')).body.items.filter(
+      (event: { subject_id: string }) => event.subject_id === task.id,
+    );
+    expect(taskEvents.map((event: { type: string; previous_status: string | null }) => [event.type, event.previous_status])).toEqual([
+      ['start_task.working', null],
+      ['start_task.waiting_for_sandbox', 'WORKING'],
+      ['start_task.starting_conversation', 'WAITING_FOR_SANDBOX'],
+      ['start_task.ready', 'STARTING_CONVERSATION'],
+    ]);
+    expect(taskEvents.at(-1).sandbox_id).toBe(ready.sandbox_id);
 
     const conversation = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`)).body;
     expect(Object.keys(conversation).sort()).toEqual(CONVERSATION_FIELDS);

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
+import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
@@ -82,15 +83,19 @@ export async function openHarness(
   let reconciler: Reconciler;
   let sandboxServer: SandboxServerApp;
   let server: ServerType;
+  let events: EventFeed;
   let url = '';
 
   async function startControlPlane() {
+    events = new EventFeed();
+    await events.listen(handle.listen);
     reconciler = new Reconciler({ db: handle.db, runtime, instanceId: 'app-conversations-test', intervalMs: 200 });
     sandboxServer = createSandboxServerApp({
       db: handle.db,
       reconciler,
       apiKeys: [API_KEY],
       maxRunningSandboxes: 50,
+      events,
       appConversations: {
         llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
@@ -104,6 +109,7 @@ export async function openHarness(
   }
 
   async function stopControlPlane(afterTasksStopped?: () => void) {
+    await events.close();
     await closeServer(server);
     await sandboxServer.startTasks.stop();
     afterTasksStopped?.();

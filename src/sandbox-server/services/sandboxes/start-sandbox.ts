@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { NotFoundError } from '../../../http/errors.js';
 import { sandboxes, sandboxSpecs } from '../../db/schema.js';
+import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
 import { newSandboxId, newSessionApiKey } from './new-ids.js';
@@ -49,6 +50,15 @@ export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput
       })
       .returning();
     if (!row) throw new Error('insert returned no row');
+    await recordEvent(tx, {
+      type: 'sandbox.created',
+      subjectKind: 'sandbox',
+      subjectId: row.id,
+      sandboxId: row.id,
+      previousStatus: null,
+      status: row.status,
+      statusDetail: null,
+    });
     return { row, paused };
   });
   for (const id of paused) ctx.reconciler.kick(id);

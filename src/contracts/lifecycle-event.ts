@@ -1,0 +1,40 @@
+/**
+ * The lifecycle event words, shared by the event table, the API models, the reconciler and the
+ * client. Types are `<subject>.<what happened>`, derived from the subjects' own status lists so a
+ * new status brings its event with it.
+ */
+import { SANDBOX_STATUSES, type SandboxStatus } from './sandbox.js';
+import { START_TASK_STATUSES, type StartTaskStatus } from './start-task.js';
+
+/**
+ * What an event is about. Warm-pool claims and engine state changes join this list (and the type
+ * list below) when those features land; subscribers filter on the type, so new ones do not disturb
+ * old receivers.
+ */
+export const SUBJECT_KINDS = ['sandbox', 'start_task'] as const;
+export type SubjectKind = (typeof SUBJECT_KINDS)[number];
+
+type Lowered<Prefix extends string, T extends readonly string[]> = { readonly [K in keyof T]: `${Prefix}.${Lowercase<T[K]>}` };
+
+function lowered<Prefix extends string, const T extends readonly string[]>(prefix: Prefix, words: T): Lowered<Prefix, T> {
+  return words.map((word) => `${prefix}.${word.toLowerCase()}`) as unknown as Lowered<Prefix, T>;
+}
+
+/** `sandbox.created`, one per observed status (`sandbox.running`, ...), and `sandbox.deleted` once its container and data are gone. */
+export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.deleted'] as const;
+
+/** One per start-task status: `start_task.working` ... `start_task.ready`, `start_task.error`. */
+export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES);
+
+export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES] as const;
+export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
+
+/** The event a sandbox's new status announces. */
+export function sandboxEventType(status: SandboxStatus): LifecycleEventType {
+  return `sandbox.${status.toLowerCase() as Lowercase<SandboxStatus>}`;
+}
+
+/** The event a start task's new status announces. */
+export function startTaskEventType(status: StartTaskStatus): LifecycleEventType {
+  return `start_task.${status.toLowerCase() as Lowercase<StartTaskStatus>}`;
+}
