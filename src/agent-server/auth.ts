@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors/index.js';
 
 export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 

@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../errors/index.js';
+
 /** OpenHands' AppConversationStartTaskStatus: where the job behind POST /app-conversations is. */
 export const START_TASK_STATUSES = [
   'WORKING',
@@ -12,6 +14,9 @@ export const START_TASK_STATUSES = [
 ] as const;
 export type StartTaskStatus = (typeof START_TASK_STATUSES)[number];
 
-/** Why a start task ended in ERROR, so `?wait=true` can answer with a fitting status. */
-export const START_TASK_FAILURES = ['not_found', 'conflict', 'upstream', 'timeout'] as const;
+/**
+ * The error code a start task ended in ERROR with, so `?wait=true` can fail the same way; any
+ * other failure counts as `upstream`.
+ */
+export const START_TASK_FAILURES = ['not_found', 'conflict', 'unavailable', 'upstream'] as const satisfies readonly ErrorCode[];
 export type StartTaskFailure = (typeof START_TASK_FAILURES)[number];

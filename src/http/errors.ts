@@ -2,76 +2,28 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
+import { DomainError, type ErrorCode, type InvalidValue, RequestValidationError, validationItemsFromZod } from '../errors/index.js';
 import { logger } from '../logger.js';
 
 /** One entry of a FastAPI HTTPValidationError body: `{"detail":[{loc,msg,type}]}`. */
-export interface ValidationErrorItem {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+export type ValidationErrorItem = InvalidValue;
 
-/**
- * The one error type services throw. Routes never build error bodies themselves: `handleError`
- * turns every ApiError into `{"detail": ...}` with its status, so the wire shape lives in one place.
- */
-export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly detail: string | ValidationErrorItem[],
-  ) {
-    super(typeof detail === 'string' ? detail : 'Request validation failed');
-    this.name = new.target.name;
-  }
-}
+/** The one mapping from domain error codes to HTTP statuses. */
+const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  invalid: 422,
+  upgrade_required: 426,
+  upstream: 502,
+  unavailable: 503,
+  timeout: 504,
+};
 
-export class BadRequestError extends ApiError {
-  constructor(detail: string) {
-    super(400, detail);
-  }
-}
-
-export class UnauthorizedError extends ApiError {
-  constructor(detail = 'Unauthorized') {
-    super(401, detail);
-  }
-}
-
-export class ForbiddenError extends ApiError {
-  constructor(detail = 'Forbidden') {
-    super(403, detail);
-  }
-}
-
-export class NotFoundError extends ApiError {
-  constructor(detail = 'Not Found') {
-    super(404, detail);
-  }
-}
-
-export class ConflictError extends ApiError {
-  constructor(detail: string) {
-    super(409, detail);
-  }
-}
-
-/** An upstream we depend on (a sandbox's agent-server) failed or could not be reached. */
-export class BadGatewayError extends ApiError {
-  constructor(detail: string) {
-    super(502, detail);
-  }
-}
-
-export class ServiceUnavailableError extends ApiError {
-  constructor(detail: string) {
-    super(503, detail);
-  }
-}
-
-export class RequestValidationError extends ApiError {
-  constructor(readonly items: ValidationErrorItem[]) {
-    super(422, items);
-  }
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return STATUS_OF[code];
 }
 
 /** Where a value came from, named as FastAPI names it in `loc[0]`. */
@@ -90,53 +42,6 @@ export function validationTargetOf(honoTarget: string): ValidationTarget {
   return HONO_TARGETS[honoTarget] ?? 'body';
 }
 
-/** Maps zod issues to FastAPI-style entries so OpenHands clients can read them unchanged. */
-export function validationItemsFromZod(
-  error: z.ZodError,
-  locPrefix: (string | number)[],
-): ValidationErrorItem[] {
-  const items: ValidationErrorItem[] = [];
-  for (const issue of error.issues) {
-    const loc = [...locPrefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        items.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
-      }
-      continue;
-    }
-    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
-      items.push({ loc, msg: 'Field required', type: 'missing' });
-      continue;
-    }
-    items.push({ loc, msg: issue.message, type: issueType(issue) });
-  }
-  return items;
-}
-
-function issueType(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      return `${issue.expected}_type`;
-    case 'too_small':
-      return issue.origin === 'string' || issue.origin === 'array' ? 'too_short' : issue.inclusive ? 'greater_than_equal' : 'greater_than';
-    case 'too_big':
-      return issue.origin === 'string' || issue.origin === 'array' ? 'too_long' : issue.inclusive ? 'less_than_equal' : 'less_than';
-    case 'invalid_value':
-      return 'enum';
-    case 'invalid_format':
-      return `${issue.format}_parsing`;
-    case 'invalid_union':
-      return 'union_tag_invalid';
-    default:
-      return 'value_error';
-  }
-}
-
-/** A validation failure of one value, for checks zod schemas cannot express (e.g. duplicate ids). */
-export function validationError(loc: (string | number)[], msg: string, type = 'value_error'): RequestValidationError {
-  return new RequestValidationError([{ loc, msg, type }]);
-}
-
 /**
  * `defaultHook` for OpenAPIHono: every request validated by a route schema that fails becomes a 422
  * HTTPValidationError with `loc` starting at body / query / path, as FastAPI does.
@@ -151,8 +56,8 @@ export function validationHook(
 
 /** `app.onError`: the single place where failures become HTTP answers. */
 export function handleError(err: Error, c: Context): Response {
-  if (err instanceof ApiError) {
-    return c.json({ detail: err.detail }, err.status);
+  if (err instanceof DomainError) {
+    return c.json({ detail: err.code === 'invalid' ? err.invalid : err.message }, statusOf(err.code));
   }
   if (err instanceof HTTPException) {
     // Hono's JSON validator rejects unparsable bodies with a 400; FastAPI calls that a 422.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ConversationInfo, ConversationInfoSchema } from '../contracts/agent-server/conversation-info.js';
 import type { StartConversationRequestSchema } from '../contracts/agent-server/conversation-requests.js';
-import { BadGatewayError } from '../http/errors.js';
+import { UpstreamError } from '../errors/index.js';
 import type { AgentServerTarget } from './proxy/forward-http.js';
 
 /** The body of POST /api/conversations as the agent-server reads it (its defaults not yet applied). */
@@ -21,14 +21,14 @@ const ConversationBatchSchema = z.array(ConversationInfoSchema.nullable());
 
 /**
  * The control plane's client of one sandbox's agent-server. Answers are checked against the
- * agent-server's own response schemas. Failures are BadGatewayErrors that name what failed but
+ * agent-server's own response schemas. Failures are UpstreamErrors that name what failed but
  * never carry the session key.
  */
 export function createAgentClient(target: AgentServerTarget, options: { timeoutMs?: number } = {}): AgentClient {
   const base = target.baseUrl.replace(/\/$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
-  /** The answer's status and text; an unreachable agent-server or a 5xx/4xx is a BadGatewayError. */
+  /** The answer's status and text; an unreachable agent-server or a 5xx/4xx is a UpstreamError. */
   async function send(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
     let response: Response;
     try {
@@ -43,13 +43,13 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
       });
     } catch (err) {
       const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
-      throw new BadGatewayError(`Agent server unreachable (${method} ${path}): ${cause}`);
+      throw new UpstreamError(`Agent server unreachable (${method} ${path}): ${cause}`);
     }
     return { status: response.status, text: await response.text() };
   }
 
-  function failed(method: string, path: string, answer: { status: number; text: string }): BadGatewayError {
-    return new BadGatewayError(`Agent server answered ${answer.status} to ${method} ${path}: ${answer.text.slice(0, 500)}`);
+  function failed(method: string, path: string, answer: { status: number; text: string }): UpstreamError {
+    return new UpstreamError(`Agent server answered ${answer.status} to ${method} ${path}: ${answer.text.slice(0, 500)}`);
   }
 
   async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown): Promise<z.output<T>> {
@@ -59,11 +59,11 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
     try {
       json = JSON.parse(answer.text);
     } catch {
-      throw new BadGatewayError(`Agent server sent a body that is not JSON for ${method} ${path}`);
+      throw new UpstreamError(`Agent server sent a body that is not JSON for ${method} ${path}`);
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      throw new BadGatewayError(`Agent server sent an unexpected body for ${method} ${path}: ${z.prettifyError(parsed.error).slice(0, 500)}`);
+      throw new UpstreamError(`Agent server sent an unexpected body for ${method} ${path}: ${z.prettifyError(parsed.error).slice(0, 500)}`);
     }
     return parsed.data;
   }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { UnauthorizedError } from '../http/errors.js';
+import { UnauthorizedError } from '../errors/index.js';
 
 export interface ApiKeyAuthOptions {
   /** Accepted keys; an empty list turns authentication off. */

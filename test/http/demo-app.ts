@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { createApiApp } from '../../src/http/app.js';
-import { NotFoundError } from '../../src/http/errors.js';
+import { NotFoundError } from '../../src/errors/index.js';
 
 const ThingSchema = z.object({ id: z.string(), name: z.string() }).openapi('Thing');
 const ThingParamsSchema = z.object({ thing_id: z.string().min(1) });

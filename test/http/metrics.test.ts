@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnauthorizedError } from '../../src/http/errors.js';
+import { UnauthorizedError } from '../../src/errors/index.js';
 import { createMetrics, createSandboxMetrics, metricsMiddleware, registerMetricsRoute } from '../../src/http/metrics/index.js';
 import { createDemoApp } from './demo-app.js';
 

@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { timestampMillis } from '../../events/timestamp.js';
 import type { ConversationMetadata } from './metadata.js';

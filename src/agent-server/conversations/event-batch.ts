@@ -1,5 +1,5 @@
 import { EventSchema, type Event } from '../../events/index.js';
-import { RequestValidationError, validationItemsFromZod, type ValidationErrorItem } from '../../http/errors.js';
+import { RequestValidationError, validationItemsFromZod, type InvalidValue } from '../../errors/index.js';
 
 /**
  * Reads an import body: a JSON array of events, or NDJSON with one event per line (what the export
@@ -10,7 +10,7 @@ import { RequestValidationError, validationItemsFromZod, type ValidationErrorIte
 export function parseEventBatch(body: string): Event[] {
   const records = body.trimStart().startsWith('[') ? jsonArrayRecords(body) : ndjsonRecords(body);
   const events: Event[] = [];
-  const problems: ValidationErrorItem[] = [];
+  const problems: InvalidValue[] = [];
   records.forEach((record, index) => {
     if ('invalid' in record) {
       problems.push({ loc: ['body', index], msg: record.invalid, type: 'json_invalid' });

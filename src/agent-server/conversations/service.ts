@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
-import { NotFoundError, RequestValidationError, validationItemsFromZod } from '../../http/errors.js';
+import { NotFoundError, RequestValidationError, validationItemsFromZod } from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventFilter, type EventLog, type EventQuery } from '../store/index.js';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { RequestValidationError } from '../../http/errors.js';
+import { RequestValidationError } from '../../errors/index.js';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 

@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../../http/errors.js';
+import { RequestValidationError } from '../../errors/index.js';
 
 export interface DuplicateEventId {
   /** Index of the event in the refused batch. */

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { ForbiddenError } from '../errors.js';
+import { ForbiddenError } from '../../errors/index.js';
 import { isAllowedHost } from './allowed-hosts.js';
 
 export interface BrowserGuardOptions {

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { logger } from '../../logger.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../../errors/index.js';
 import { renderDocsPage } from './docs-page.js';
 import { locateSwaggerUi, SWAGGER_UI_FILES, swaggerUiFileReader } from './swagger-ui-assets.js';
 

@@ -1,5 +1,5 @@
 import { type AnyColumn, and, eq, gte, ilike, inArray, lt, type SQL, sql } from 'drizzle-orm';
-import { BadRequestError, NotFoundError, validationError } from '../../http/errors.js';
+import { BadRequestError, NotFoundError, validationError } from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { type AppConversationRow, appConversations, sandboxes } from '../db/schema.js';
 import { MAX_BATCH_IDS } from '../models/common.js';

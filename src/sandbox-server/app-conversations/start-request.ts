@@ -1,4 +1,4 @@
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../errors/index.js';
 import type { StartConversationRequestBody } from '../agent-client.js';
 import type { AppConversationSettings } from './context.js';
 import type { AppConversationStartRequest } from './models.js';

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { eq, notInArray } from 'drizzle-orm';
-import { ApiError } from '../../http/errors.js';
+import { DomainError } from '../../errors/index.js';
 import { logger } from '../../logger.js';
 import { appConversations, appConversationStartTasks, type StartTaskRow, sandboxes, sandboxSpecs } from '../db/schema.js';
-import type { StartTaskFailure, StartTaskStatus } from '../../contracts/start-task.js';
+import { START_TASK_FAILURES, type StartTaskFailure, type StartTaskStatus } from '../../contracts/start-task.js';
 import { recordEvent } from '../lifecycle-events/record-event.js';
 import { startTaskEvent } from '../lifecycle-events/start-task-event.js';
 import { waitForAgentServer } from '../proxy/resolve-target.js';
@@ -174,14 +174,10 @@ function requireSandboxId(task: StartTaskRow): string {
   return task.sandboxId;
 }
 
-/** Sorts a failure into the kind `?wait=true` reports, with a detail a person can act on. */
+/** The error code `?wait=true` fails with, and a detail a person can act on. */
 function describeFailure(err: unknown): { failure: StartTaskFailure; detail: string } {
-  if (err instanceof ApiError) {
-    const detail = typeof err.detail === 'string' ? err.detail : err.message;
-    if (err.status === 404) return { failure: 'not_found', detail };
-    if (err.status === 409) return { failure: 'conflict', detail };
-    if (err.status === 503) return { failure: 'timeout', detail };
-    return { failure: 'upstream', detail };
+  if (err instanceof DomainError) {
+    return { failure: START_TASK_FAILURES.find((code) => code === err.code) ?? 'upstream', detail: err.message };
   }
   return { failure: 'upstream', detail: `Unexpected error: ${(err as Error).message}` };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { BadRequestError, validationError } from '../../http/errors.js';
+import { BadRequestError, validationError } from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { appConversations, appConversationStartTasks, type StartTaskRow } from '../db/schema.js';
 import type { StartTaskStatus } from '../../contracts/start-task.js';

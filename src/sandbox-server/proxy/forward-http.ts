@@ -1,4 +1,4 @@
-import { BadGatewayError } from '../../http/errors.js';
+import { UpstreamError } from '../../errors/index.js';
 import { send } from '../../http/send.js';
 
 /** Where a sandbox's agent-server answers, and the key it expects. */
@@ -68,7 +68,7 @@ export async function forwardHttp(
       } as RequestInit),
     );
   } catch (err) {
-    throw new BadGatewayError(`Agent server unreachable: ${(err as Error).message}`);
+    throw new UpstreamError(`Agent server unreachable: ${(err as Error).message}`);
   }
   return new Response(upstream.body, {
     status: upstream.status,

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { ConflictError, ServiceUnavailableError } from '../../http/errors.js';
+import { ConflictError, UnavailableError } from '../../errors/index.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../db/schema.js';
 import type { ServiceContext } from '../services/context.js';
 import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
@@ -50,7 +50,7 @@ export async function waitForAgentServer(
       throw new ConflictError(`Sandbox ${sandboxId} is ${row.status}${row.statusDetail ? `: ${row.statusDetail}` : ''}`);
     }
     if (Date.now() >= deadline) {
-      throw new ServiceUnavailableError(
+      throw new UnavailableError(
         `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
       );
     }

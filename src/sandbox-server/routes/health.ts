@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { ApiError } from '../../http/errors.js';
+import { UnavailableError } from '../../errors/index.js';
 import { logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
 import { ErrorDetailSchema } from '../models/common.js';
@@ -34,7 +34,7 @@ export function registerHealthRoutes(app: OpenAPIHono, db: Database): void {
       await db.execute(sql`select 1`);
     } catch (err) {
       logger.warn({ err }, 'health check: database did not answer');
-      throw new ApiError(503, 'Database unavailable');
+      throw new UnavailableError('Database unavailable');
     }
     return c.json({ status: 'ok' as const }, 200);
   });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, RequestValidationError, validationItemsFromZod } from '../../http/errors.js';
+import { DomainError, RequestValidationError, validationItemsFromZod } from '../../errors/index.js';
 
 /** Path parameters of routes outside the OpenAPI router (WebSocket, proxy), validated the same way. */
 export function parsePath<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
@@ -11,6 +11,6 @@ export function parsePath<T extends z.ZodType>(schema: T, params: unknown): z.ou
 /** A plain GET on a WebSocket route is a client mistake: 426 says what to do instead. */
 export function requireUpgrade(upgradeHeader: string | undefined): void {
   if (upgradeHeader?.toLowerCase() !== 'websocket') {
-    throw new ApiError(426, 'This route speaks WebSocket: connect with an Upgrade: websocket request');
+    throw new DomainError('upgrade_required', 'This route speaks WebSocket: connect with an Upgrade: websocket request');
   }
 }

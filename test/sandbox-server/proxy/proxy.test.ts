@@ -131,7 +131,7 @@ describe('agent-server proxy', () => {
     const res = await forwardHttp(new Request('http://x/any'), { baseUrl: 'http://127.0.0.1:1', sessionApiKey: KEY }, '/alive', '').catch(
       (err: Error) => err,
     );
-    expect(res).toMatchObject({ status: 502 });
+    expect(res).toMatchObject({ code: 'upstream' });
     expect((res as Error).message).toMatch(/^Agent server unreachable/);
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { validationError } from '../../../http/errors.js';
+import { validationError } from '../../../errors/index.js';
 import { requireJsonBody } from '../json-body.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 import { BashOutputSchema, ExecuteBashRequestSchema, type BashOutput } from '../../../contracts/agent-server/bash.js';

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { BadRequestError } from '../../../http/errors.js';
+import { BadRequestError } from '../../../errors/index.js';
 import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
 import { BatchGetConversationsQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';

@@ -1,4 +1,4 @@
-import { ApiError, ForbiddenError, NotFoundError, validationError } from '../../../http/errors.js';
+import { DomainError, ForbiddenError, NotFoundError, validationError } from '../../../errors/index.js';
 
 /**
  * What a failed file system call means to the caller: the answers OpenHands gives (404 "File not
@@ -22,10 +22,10 @@ export function fileSystemError(error: unknown): unknown {
   }
 }
 
-export function pathIsDirectoryError(): ApiError {
+export function pathIsDirectoryError(): DomainError {
   return pathError('Path is a directory');
 }
 
-function pathError(msg: string): ApiError {
+function pathError(msg: string): DomainError {
   return validationError(['query', 'path'], msg);
 }

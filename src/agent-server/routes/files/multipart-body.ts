@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { RequestValidationError } from '../../../http/errors.js';
+import { RequestValidationError } from '../../../errors/index.js';
 
 const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*;/i;
 

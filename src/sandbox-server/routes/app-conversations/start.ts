@@ -1,10 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError, BadGatewayError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../../http/errors.js';
+import { DomainError, TimedOutError } from '../../../errors/index.js';
 import { getAppConversation } from '../../app-conversations/app-conversations.js';
 import { AppConversationSchema, AppConversationStartRequestSchema, AppConversationStartTaskSchema } from '../../app-conversations/models.js';
 import { createStartTask } from '../../app-conversations/start-tasks.js';
 import { toStartTask } from '../../app-conversations/view.js';
-import type { StartTaskRow } from '../../db/schema.js';
 import { errorResponses } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 
@@ -41,21 +40,6 @@ const route = createRoute({
   },
 });
 
-/** The error `?wait=true` answers for a task that ended in ERROR. */
-function failureError(task: StartTaskRow): ApiError {
-  const detail = `Start task ${task.id} failed: ${task.detail ?? 'unknown error'}`;
-  switch (task.failure) {
-    case 'not_found':
-      return new NotFoundError(detail);
-    case 'conflict':
-      return new ConflictError(detail);
-    case 'timeout':
-      return new ServiceUnavailableError(detail);
-    default:
-      return new BadGatewayError(detail);
-  }
-}
-
 export const registerStartAppConversation: AppConversationRouteRegistrar = (app, { ctx, runner }) => {
   app.openapi(route, async (c) => {
     const { wait, timeout } = c.req.valid('query');
@@ -64,7 +48,9 @@ export const registerStartAppConversation: AppConversationRouteRegistrar = (app,
     if (!wait) return c.json(toStartTask(task), 200);
     const ended = await runner.waitFor(task.id, timeout * 1000);
     if (ended.status === 'READY') return c.json(await getAppConversation(ctx, ended.conversationId), 200);
-    if (ended.status === 'ERROR') throw failureError(ended);
-    throw new ApiError(504, `Start task ${task.id} is still ${ended.status} after ${timeout} s; follow it at /api/v1/app-conversations/start-tasks?ids=${task.id}`);
+    if (ended.status === 'ERROR') {
+      throw new DomainError(ended.failure ?? 'upstream', `Start task ${task.id} failed: ${ended.detail ?? 'unknown error'}`);
+    }
+    throw new TimedOutError(`Start task ${task.id} is still ${ended.status} after ${timeout} s; follow it at /api/v1/app-conversations/start-tasks?ids=${task.id}`);
   });
 };

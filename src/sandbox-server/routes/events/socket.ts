@@ -1,5 +1,5 @@
 import type { WSContext } from 'hono/ws';
-import { RequestValidationError, validationItemsFromZod } from '../../../http/errors.js';
+import { RequestValidationError, validationItemsFromZod } from '../../../errors/index.js';
 import { logger } from '../../../logger.js';
 import { followEvents } from '../../lifecycle-events/follow-events.js';
 import { StreamEventsQuerySchema } from '../../models/lifecycle-event.js';

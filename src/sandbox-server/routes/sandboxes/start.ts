@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { validationError } from '../../../http/errors.js';
+import { validationError } from '../../../errors/index.js';
 import { errorResponses } from '../../models/common.js';
 import { SandboxInfoSchema, StartSandboxQuerySchema, StartSandboxRequestSchema } from '../../models/sandbox.js';
 import { startSandbox } from '../../services/sandboxes/start-sandbox.js';

@@ -1,5 +1,5 @@
 import { isNotNull, sql } from 'drizzle-orm';
-import { ConflictError } from '../../../http/errors.js';
+import { ConflictError } from '../../../errors/index.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import type { CreateSandboxSpecRequest, SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { and, count, eq, isNull, ne } from 'drizzle-orm';
-import { ConflictError, NotFoundError } from '../../../http/errors.js';
+import { ConflictError, NotFoundError } from '../../../errors/index.js';
 import { sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { ServiceContext } from '../context.js';
 

@@ -1,5 +1,5 @@
 import { and, inArray, isNull } from 'drizzle-orm';
-import { BadRequestError } from '../../../http/errors.js';
+import { BadRequestError } from '../../../errors/index.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import { MAX_BATCH_IDS } from '../../models/common.js';
 import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';

@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { NotFoundError } from '../../../http/errors.js';
+import { NotFoundError } from '../../../errors/index.js';
 import { sandboxes } from '../../db/schema.js';
 import type { ServiceContext } from '../context.js';
 

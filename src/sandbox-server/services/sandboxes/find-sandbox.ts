@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { ConflictError, NotFoundError } from '../../../http/errors.js';
+import { ConflictError, NotFoundError } from '../../../errors/index.js';
 import type { Database } from '../../db/client.js';
 import { type SandboxRow, sandboxes } from '../../db/schema.js';
 import type { Transaction } from '../context.js';

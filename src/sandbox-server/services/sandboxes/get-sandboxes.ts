@@ -1,5 +1,5 @@
 import { and, inArray, ne } from 'drizzle-orm';
-import { BadRequestError } from '../../../http/errors.js';
+import { BadRequestError } from '../../../errors/index.js';
 import { sandboxes } from '../../db/schema.js';
 import { MAX_BATCH_IDS } from '../../models/common.js';
 import type { SandboxInfo } from '../../models/sandbox.js';

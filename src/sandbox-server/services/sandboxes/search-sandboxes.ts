@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { validationError } from '../../../http/errors.js';
+import { validationError } from '../../../errors/index.js';
 import type { Page } from '../../../http/paging.js';
 import { keysetPage } from '../../db/keyset-page.js';
 import type { SandboxStatus } from '../../../contracts/sandbox.js';

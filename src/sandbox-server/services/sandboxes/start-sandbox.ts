@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { NotFoundError } from '../../../http/errors.js';
+import { NotFoundError } from '../../../errors/index.js';
 import { sandboxes, sandboxSpecs } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SandboxInfo } from '../../models/sandbox.js';

@@ -1,0 +1,101 @@
+/**
+ * What services, stores and clients throw when a request cannot be served: a code saying what kind
+ * of failure it is, and the facts. They never name an HTTP status; `src/http/errors.ts` is the one
+ * place that turns a code into a status and a FastAPI body.
+ */
+export type ErrorCode =
+  /** The request cannot be served as asked (e.g. more ids than a batch allows). */
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  /** The thing exists but its state forbids the request (a deleted sandbox, a paused one). */
+  | 'conflict'
+  /** Input values fail a check; `invalid` says which and why. */
+  | 'invalid'
+  /** The route speaks another protocol (WebSocket) than the request used. */
+  | 'upgrade_required'
+  /** A sandbox's agent-server failed or could not be reached. */
+  | 'upstream'
+  /** Something we depend on (the database, a sandbox coming up) is not available now. */
+  | 'unavailable'
+  /** We waited as long as the caller allowed and the work is not done. */
+  | 'timeout';
+
+/** One input value that failed a check, located as FastAPI locates it: the part (body, query, path), then the field. */
+export interface InvalidValue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** For `invalid`: every value that failed, in input order. */
+    readonly invalid: InvalidValue[] = [],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends DomainError {
+  constructor(message: string) {
+    super('bad_request', message);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'Unauthorized') {
+    super('unauthorized', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'Forbidden') {
+    super('forbidden', message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message = 'Not Found') {
+    super('not_found', message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class RequestValidationError extends DomainError {
+  constructor(invalid: InvalidValue[]) {
+    super('invalid', 'Request validation failed', invalid);
+  }
+}
+
+export class UpstreamError extends DomainError {
+  constructor(message: string) {
+    super('upstream', message);
+  }
+}
+
+export class UnavailableError extends DomainError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
+export class TimedOutError extends DomainError {
+  constructor(message: string) {
+    super('timeout', message);
+  }
+}
+
+/** A validation failure of one value, for checks zod schemas cannot express (e.g. duplicate ids). */
+export function validationError(loc: (string | number)[], msg: string, type = 'value_error'): RequestValidationError {
+  return new RequestValidationError([{ loc, msg, type }]);
+}

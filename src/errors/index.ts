@@ -1,0 +1,2 @@
+export * from './domain-error.js';
+export { validationItemsFromZod } from './zod-issues.js';
