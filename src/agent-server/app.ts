@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -7,13 +8,17 @@ import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
 import { isValidSessionKey, requireSessionKey } from './auth.js';
+import { BashCommands } from './bash/bash-commands.js';
+import { BashEventLog } from './bash/bash-event-log.js';
 import { ConversationService } from './conversations/service.js';
 import { registerBashRoutes } from './routes/bash/index.js';
+import { registerCatalogRoutes } from './routes/catalog/index.js';
 import { registerConversationRoutes } from './routes/conversations/index.js';
 import { registerEventRoutes } from './routes/events/index.js';
-import { registerFileRoutes } from './routes/files/index.js';
+import { registerGitRoutes } from './routes/git/index.js';
+import { registerDownloadTrajectory, registerFileRoutes } from './routes/files/index.js';
 import { registerServerDetails } from './routes/server-details.js';
-import { registerEventSocket } from './stream/index.js';
+import { registerBashSocket, registerEventSocket } from './stream/index.js';
 
 export interface AgentServerOptions {
   dataDir: string;
@@ -49,13 +54,17 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
   registerConversationRoutes(app, conversations);
   registerEventRoutes(app, conversations);
-  registerBashRoutes(app, { workspaceDir: options.workspaceDir ?? process.cwd() });
+  const workspaceDir = options.workspaceDir ?? process.cwd();
+  const bashEvents = await BashEventLog.open(join(options.dataDir, 'bash_events.ndjson'));
+  const bashCommands = new BashCommands(bashEvents, workspaceDir);
+  registerBashRoutes(app, { commands: bashCommands, events: bashEvents });
+  registerGitRoutes(app, { workspaceDir });
   registerFileRoutes(app);
-  registerEventSocket(app, {
-    upgradeWebSocket,
-    source: conversations,
-    isValidSessionKey: (candidate) => isValidSessionKey(options.sessionKeys, candidate),
-  });
+  registerDownloadTrajectory(app, conversations);
+  await registerCatalogRoutes(app, { configuredModels: () => conversations.configuredModels() });
+  const isValidKey = (candidate: string | undefined) => isValidSessionKey(options.sessionKeys, candidate);
+  registerEventSocket(app, { upgradeWebSocket, source: conversations, isValidSessionKey: isValidKey });
+  registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });
   registerMetricsRoute(app, metrics);
   registerApiDocs(app, { title: 'agent-server', version: packageJson.version });
 

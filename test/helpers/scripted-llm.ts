@@ -5,7 +5,8 @@ import type { ChatMessage, ChatTool, RedactedThinkingBlock, ThinkingBlock } from
 /**
  * A real chat completions server on 127.0.0.1 that answers each request with the next step of a
  * script, so agent tests run the real HTTP client without a model. When the script runs out it
- * answers 500 "script exhausted": a test that asks more than it scripted fails loudly, never hangs.
+ * answers 500 "script exhausted": a test that asks more than it scripted fails loudly, never hangs;
+ * unless a `responder` is given, which then answers every further request (see ./task-responder).
  * Ids are counters per server: chatcmpl-1, chatcmpl-2…; call_1, call_2….
  */
 
@@ -89,7 +90,14 @@ export function toolCalls(calls: ScriptedToolCall[], extra: Omit<ScriptedMessage
 
 const DEFAULT_USAGE = { prompt_tokens: 10, completion_tokens: 5 };
 
-export async function startScriptedLlm(script: ScriptStep[]): Promise<ScriptedLlm> {
+export interface ScriptedLlmOptions {
+  /** Answers the requests after the script ran out, instead of the 500. */
+  responder?: (request: ReceivedRequest) => ScriptStep | Promise<ScriptStep>;
+  /** 0 (the default) picks a free one. */
+  port?: number;
+}
+
+export async function startScriptedLlm(script: ScriptStep[], options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> {
   const requests: ReceivedRequest[] = [];
   let played = 0;
   let completions = 0;
@@ -152,18 +160,18 @@ export async function startScriptedLlm(script: ScriptStep[]): Promise<ScriptedLl
     }
     const request: ReceivedRequest = { path: req.url, headers: req.headers, body };
     requests.push(request);
-    const step = script[played];
+    const step = script[played] ?? options.responder;
     if (step === undefined) {
       return send(res, 500, errorBody(`scripted LLM: script exhausted (request ${requests.length}, the script has ${script.length} steps)`));
     }
-    played++;
+    if (played < script.length) played++;
     await play(step, request, res);
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => send(res, 500, errorBody(`scripted LLM: the step failed: ${String(error)}`)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {

@@ -32,7 +32,8 @@ export async function createConversationRunner(
   });
 }
 
-function llmConfigOf(metadata: ConversationMetadata): LlmConfig {
+/** The LLM client settings of a conversation, from its agent.llm (OpenHands' field names). */
+export function llmConfigOf(metadata: ConversationMetadata): LlmConfig {
   const { llm } = metadata.agent;
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
   return {

@@ -13,17 +13,27 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
-import { NotFoundError, RequestValidationError, validationItemsFromZod } from '../../errors/index.js';
+import {
+  ConflictError,
+  NotFoundError,
+  RequestValidationError,
+  UpstreamError,
+  validationItemsFromZod,
+} from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventFilter, type EventLog, type EventQuery } from '../store/index.js';
 import type { AgentRunner, ConfirmationResponse } from '../agent/index.js';
+import { createLlmClient, LlmError } from '../agent/llm/index.js';
+import { askAgent } from './ask-agent.js';
 import { AtomicJsonFile } from './atomic-json-file.js';
 import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
 import { pageConversations, type ConversationPageQuery } from './conversation-page.js';
-import { createConversationRunner } from './conversation-runner.js';
+import { createConversationRunner, llmConfigOf } from './conversation-runner.js';
+import { agentAnswerOf } from './final-response.js';
 import { toConversationInfo } from './info.js';
 import type { ConversationInfo } from '../../contracts/agent-server/conversation-info.js';
+import { zipArchive } from './zip-archive.js';
 import { messageEventFrom } from './message-event.js';
 import { ConversationMetadataSchema, newConversationMetadata, type ConversationMetadata } from './metadata.js';
 import {
@@ -32,13 +42,17 @@ import {
   SendMessageRequestSchema,
   type ConfirmationPolicy,
   type ConversationExecutionStatus,
+  type ForkConversationRequest,
   type SendMessageRequest,
   type StartConversationRequest,
+  type Secrets,
   type UpdateConversationRequest,
 } from '../../contracts/agent-server/conversation-requests.js';
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';
+/** Events copied per batch when a conversation is forked, so a long history is never all in memory. */
+const FORK_BATCH = 1000;
 
 interface Conversation {
   metadata: ConversationMetadata;
@@ -49,6 +63,8 @@ interface Conversation {
   log?: Promise<EventLog<Event>>;
   /** The agent loop, built on first use from the conversation's settings. */
   runner?: Promise<AgentRunner>;
+  /** Callers of `run` waiting for the loop to record `running`. */
+  readonly runningWaiters: Set<() => void>;
 }
 
 export interface ConversationServiceOptions {
@@ -115,6 +131,11 @@ export class ConversationService {
     return this.allMetadata().filter((m) => status === undefined || m.execution_status === status).length;
   }
 
+  /** The LLM model of each conversation, in no particular order. */
+  configuredModels(): string[] {
+    return this.allMetadata().map((m) => m.agent.llm.model);
+  }
+
   /** One entry per id, in order, null for an unknown one. */
   batchGet(ids: readonly string[]): (ConversationInfo | null)[] {
     return ids.map((id) => {
@@ -128,8 +149,104 @@ export class ConversationService {
     this.require(id);
   }
 
+  /** OpenHands answers a GET of an unknown conversation with its generic "Not Found". */
   get(id: string): ConversationInfo {
-    return toConversationInfo(this.require(id).metadata);
+    const conversation = this.find(id);
+    if (!conversation) throw new NotFoundError();
+    return toConversationInfo(conversation.metadata);
+  }
+
+  /** The agent's newest answer (its finish message or its last text), '' before it answered. */
+  async agentFinalResponse(id: string): Promise<string> {
+    const log = await this.requireLog(id);
+    let pageId: string | undefined;
+    do {
+      const page = await log.search({ sortOrder: 'TIMESTAMP_DESC', limit: 100, pageId });
+      for (const event of page.items) {
+        const answer = agentAnswerOf(event);
+        if (answer !== undefined) return answer;
+      }
+      pageId = page.nextPageId ?? undefined;
+    } while (pageId);
+    return '';
+  }
+
+  /** A side question to the conversation's LLM; nothing is recorded. An LLM failure is a 502. */
+  async askAgent(id: string, question: string): Promise<string> {
+    const conversation = this.require(id);
+    const log = await this.openLog(conversation);
+    const history = await log.readRange(0, log.size);
+    try {
+      return await askAgent(createLlmClient(llmConfigOf(conversation.metadata)), history, question);
+    } catch (error) {
+      if (error instanceof LlmError) throw new UpstreamError(`The LLM failed to answer: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /**
+   * A new conversation with the settings and a copy of the whole history of `id`, idle, under a new
+   * (or the requested) id; running it carries on from the copied history.
+   */
+  async fork(id: string, request: ForkConversationRequest): Promise<ConversationInfo> {
+    const source = this.require(id);
+    const forkId = request.id ?? randomUUID();
+    if (this.conversations.has(forkId)) throw new ConflictError(`Conversation ${forkId} already exists`);
+    const sourceLog = await this.openLog(source);
+    const end = sourceLog.size;
+    const now = nowTimestamp();
+    const fork = this.track({
+      ...source.metadata,
+      id: forkId,
+      title: request.title ?? source.metadata.title,
+      tags: request.tags ?? source.metadata.tags,
+      execution_status: 'idle',
+      created_at: now,
+      updated_at: now,
+    });
+    fork.created = mkdir(fork.directory, { recursive: true }).then(() => fork.metadataFile.save());
+    try {
+      await fork.created;
+      for (let from = 0; from < end; from += FORK_BATCH) {
+        await this.appendEvents(fork, await sourceLog.readRange(from, Math.min(end, from + FORK_BATCH)));
+      }
+    } catch (error) {
+      await this.delete(forkId).catch(() => undefined);
+      throw error;
+    }
+    return toConversationInfo(fork.metadata);
+  }
+
+  /** Adds or replaces secrets; the others are kept. */
+  async updateSecrets(id: string, secrets: Secrets): Promise<void> {
+    const conversation = this.require(id);
+    await this.changeMetadata(conversation, { secrets: { ...conversation.metadata.secrets, ...secrets } });
+  }
+
+  /**
+   * OpenHands switches to an LLM profile saved on the agent-server; this server keeps no profiles,
+   * so every name is unknown, as OpenHands answers for a profile it does not have.
+   */
+  switchProfile(id: string, profileName: string): never {
+    this.require(id);
+    throw new NotFoundError(`Profile '${profileName}' not found`);
+  }
+
+  /**
+   * The conversation as a ZIP (OpenHands' trajectory download): `<id hex>/meta.json` with its
+   * settings, keys masked and secrets left out, and `<id hex>/events.ndjson` with every event.
+   */
+  async trajectory(id: string): Promise<Buffer> {
+    const conversation = this.require(id);
+    const log = await this.openLog(conversation);
+    const lines: string[] = [];
+    for await (const line of log.exportLines()) lines.push(line);
+    const folder = conversation.metadata.id.replace(/-/g, '');
+    const modified = new Date();
+    return zipArchive([
+      { name: `${folder}/meta.json`, data: Buffer.from(JSON.stringify(toConversationInfo(conversation.metadata), null, 2)), modified },
+      { name: `${folder}/events.ndjson`, data: Buffer.from(lines.join('')), modified },
+    ]);
   }
 
   async update(id: string, request: UpdateConversationRequest): Promise<void> {
@@ -149,10 +266,23 @@ export class ConversationService {
     await rm(conversation.directory, { recursive: true, force: true });
   }
 
-  /** Starts the agent loop in the background; running it while it runs changes nothing. */
+  /**
+   * Starts the agent loop in the background and answers once it has recorded `running` (or had
+   * nothing to do), so a client that polls the status right after never reads the one from before
+   * the run. Running it while it runs changes nothing.
+   */
   async run(id: string): Promise<void> {
-    const runner = await this.runnerOf(this.require(id));
-    void runner.run();
+    const conversation = this.require(id);
+    const runner = await this.runnerOf(conversation);
+    let markRunning!: () => void;
+    const running = new Promise<void>((resolve) => (markRunning = resolve));
+    conversation.runningWaiters.add(markRunning);
+    const finished = runner.run().catch((error: unknown) => {
+      logger.error({ err: error, conversationId: conversation.metadata.id }, 'the agent loop failed');
+    });
+    if (conversation.metadata.execution_status === 'running') markRunning();
+    await Promise.race([running, finished]);
+    conversation.runningWaiters.delete(markRunning);
   }
 
   /** Stops the loop at its next safe point and records a PauseEvent. */
@@ -206,9 +336,11 @@ export class ConversationService {
     return (await this.requireLog(id)).count(filter);
   }
 
+  /** OpenHands answers an unknown conversation or event here with its generic "Not Found". */
   async getEvent(id: string, eventId: string): Promise<Event> {
-    const event = await (await this.requireLog(id)).get(eventId);
-    if (!event) throw new NotFoundError('Event not found');
+    const conversation = this.find(id);
+    const event = conversation ? await (await this.openLog(conversation)).get(eventId) : undefined;
+    if (!event) throw new NotFoundError();
     return event;
   }
 
@@ -239,6 +371,7 @@ export class ConversationService {
       metadata,
       directory,
       created: Promise.resolve(),
+      runningWaiters: new Set(),
       metadataFile: new AtomicJsonFile(join(directory, METADATA_FILE), () => conversation.metadata),
     };
     this.conversations.set(metadata.id, conversation);
@@ -323,6 +456,7 @@ export class ConversationService {
       if (policy.success) change = { confirmation_policy: policy.data };
     }
     if (!change || !this.conversations.has(conversation.metadata.id)) return;
+    if (change.execution_status === 'running') for (const waiter of conversation.runningWaiters) waiter();
     this.changeMetadata(conversation, change).catch((error: unknown) =>
       logger.error({ err: error, conversationId: conversation.metadata.id }, 'saving conversation state failed'),
     );

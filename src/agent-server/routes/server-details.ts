@@ -9,6 +9,8 @@ export const ServerInfoSchema = z.object({
   uptime: z.number(),
   /** Seconds since a conversation last changed. */
   idle_time: z.number(),
+  /** Where the interactive API reference is served. */
+  docs: z.string(),
 });
 
 const StatusSchema = z.object({ status: z.string() });
@@ -37,6 +39,14 @@ const readyRoute = createRoute({
   responses: { 200: jsonContent(StatusSchema, 'Ready') },
 });
 
+const rootRoute = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['Server'],
+  summary: 'Server information at the root, for clients that probe it first',
+  responses: { 200: jsonContent(ServerInfoSchema, 'Server information') },
+});
+
 const serverInfoRoute = createRoute({
   method: 'get',
   path: '/server_info',
@@ -60,15 +70,13 @@ export function registerServerDetails(app: OpenAPIHono, options: ServerDetailsOp
   app.openapi(aliveRoute, (c) => c.json({ status: 'ok' }, 200));
   app.openapi(healthRoute, (c) => c.json('OK' as const, 200));
   app.openapi(readyRoute, (c) => c.json({ status: 'ready' }, 200));
-  app.openapi(serverInfoRoute, (c) =>
-    c.json(
-      {
-        title: 'agent-server',
-        version: packageJson.version,
-        uptime: (Date.now() - options.startedAtMs) / 1000,
-        idle_time: options.idleMillis() / 1000,
-      },
-      200,
-    ),
-  );
+  const serverInfo = (): z.output<typeof ServerInfoSchema> => ({
+    title: 'agent-server',
+    version: packageJson.version,
+    uptime: (Date.now() - options.startedAtMs) / 1000,
+    idle_time: options.idleMillis() / 1000,
+    docs: '/docs',
+  });
+  app.openapi(rootRoute, (c) => c.json(serverInfo(), 200));
+  app.openapi(serverInfoRoute, (c) => c.json(serverInfo(), 200));
 }

@@ -7,6 +7,8 @@ import type { EventLog } from '../store/index.js';
 import { StreamCloseCode, type StreamClose } from './close-codes.js';
 import { EventSubscriber, type SubscriberLimits } from './event-subscriber.js';
 import type { EventStreamSource } from './event-stream-source.js';
+import { isAuthFrame, withFirstFrameAuth } from './first-frame-auth.js';
+import { sendErrorEvent } from './server-error-event.js';
 import { fullStateEvent } from './full-state-event.js';
 import { parseStreamStart, startPosition, type StreamQuery } from './stream-start.js';
 
@@ -27,14 +29,16 @@ const DEFAULT_SLOW_SUBSCRIBER_TIMEOUT_MS = 30_000;
  * Mounts `GET /sockets/events/:conversation_id`: the first frame is the conversation's `full_state`,
  * then each event of its log as one JSON text frame, in append order, each exactly once.
  *
- * Query: `session_api_key` (the `X-Session-API-Key` header also works, for proxies), `resend_all=true`
- * to start from the first event, or our `after_event_id=<id>` to start just after that event; by
+ * Auth: `session_api_key` in the query or the `X-Session-API-Key` header, or, with neither, the
+ * first frame `{"type":"auth","session_api_key":...}` (./first-frame-auth). Start: `resend_mode=all`
+ * (or the older `resend_all=true`) from the first event, `resend_mode=since&after_timestamp=<t>`
+ * from the first event at or after t, or our `after_event_id=<id>` just after that event; by
  * default the stream starts with the events appended after the connection. Refusals are made after
  * the upgrade, as close codes (see ./close-codes), because that is what OpenHands clients expect.
  *
  * A client may send a SendMessageRequest as a JSON text frame; it goes to `source.sendMessage`, in
- * the order sent. A frame that is not JSON, or a message the source refuses, is logged and dropped:
- * the socket stays open, as in OpenHands.
+ * the order sent. A frame that is not JSON, or a message the source refuses, is answered with a
+ * ServerErrorEvent frame and the socket stays open, as in OpenHands.
  */
 export function registerEventSocket<E extends Env>(app: Hono<E>, deps: EventSocketDeps): void {
   const limits: SubscriberLimits = {
@@ -46,10 +50,20 @@ export function registerEventSocket<E extends Env>(app: Hono<E>, deps: EventSock
     deps.upgradeWebSocket(async (c) => {
       const conversationId = c.req.param('conversation_id') ?? '';
       const key = c.req.query('session_api_key') ?? c.req.header('x-session-api-key');
-      const query: StreamQuery = { resend_all: c.req.query('resend_all'), after_event_id: c.req.query('after_event_id') };
-      const plan = await planStream(conversationId, key, query, deps);
-      if ('close' in plan) return closingEvents(plan.close);
-      return streamingEvents(conversationId, plan.log, plan.cursor, deps.source, limits);
+      const query: StreamQuery = {
+        resend_mode: c.req.query('resend_mode'),
+        after_timestamp: c.req.query('after_timestamp'),
+        resend_all: c.req.query('resend_all'),
+        after_event_id: c.req.query('after_event_id'),
+      };
+      const stream = async (): Promise<WSEvents<WebSocket>> => {
+        const plan = await planStream(conversationId, query, deps);
+        if ('close' in plan) return closingEvents(plan.close);
+        return streamingEvents(conversationId, plan.log, plan.cursor, deps.source, limits);
+      };
+      if (key === undefined && !deps.isValidSessionKey(undefined)) return withFirstFrameAuth(deps.isValidSessionKey, stream);
+      if (!deps.isValidSessionKey(key)) return closingEvents({ code: StreamCloseCode.unauthorized, reason: 'Authentication failed' });
+      return stream();
     }),
   );
 }
@@ -57,8 +71,7 @@ export function registerEventSocket<E extends Env>(app: Hono<E>, deps: EventSock
 type StreamPlan = { close: StreamClose } | { log: EventLog; cursor: number };
 
 /** Decides, before the upgrade, whether to stream and from where; never throws. */
-async function planStream(conversationId: string, key: string | undefined, query: StreamQuery, deps: EventSocketDeps): Promise<StreamPlan> {
-  if (!deps.isValidSessionKey(key)) return { close: { code: StreamCloseCode.unauthorized, reason: 'Authentication failed' } };
+async function planStream(conversationId: string, query: StreamQuery, deps: EventSocketDeps): Promise<StreamPlan> {
   const start = parseStreamStart(query);
   if ('code' in start) return { close: start };
   let log: EventLog | undefined;
@@ -70,7 +83,7 @@ async function planStream(conversationId: string, key: string | undefined, query
   }
   if (!log) return { close: { code: StreamCloseCode.conversationNotFound, reason: 'Conversation not found' } };
   // Taken now, before the upgrade: events appended from here on are this client's "live" events.
-  const cursor = startPosition(start, log);
+  const cursor = await startPosition(start, log);
   if (typeof cursor !== 'number') return { close: cursor };
   return { log, cursor };
 }
@@ -101,9 +114,9 @@ function streamingEvents(
         },
       );
     },
-    onMessage(event) {
+    onMessage(event, ws) {
       // Chained, so messages reach the conversation in the order the client sent them.
-      delivered = delivered.then(() => deliverClientMessage(source, conversationId, event.data));
+      delivered = delivered.then(() => deliverClientMessage(source, conversationId, event.data, ws.raw));
     },
     onClose() {
       subscriber?.stop();
@@ -114,21 +127,30 @@ function streamingEvents(
   };
 }
 
-async function deliverClientMessage(source: EventStreamSource, conversationId: string, data: unknown): Promise<void> {
+async function deliverClientMessage(
+  source: EventStreamSource,
+  conversationId: string,
+  data: unknown,
+  socket: WebSocket | undefined,
+): Promise<void> {
   if (typeof data !== 'string') {
-    logger.warn({ conversationId }, 'event stream: ignored a binary frame from the client');
+    logger.warn({ conversationId }, 'event stream: refused a binary frame from the client');
+    sendErrorEvent(socket, 'ValueError', 'frames must be JSON text');
     return;
   }
   let message: unknown;
   try {
     message = JSON.parse(data);
-  } catch {
-    logger.warn({ conversationId }, 'event stream: ignored a client frame that is not JSON');
+  } catch (error) {
+    logger.warn({ conversationId }, 'event stream: refused a client frame that is not JSON');
+    sendErrorEvent(socket, 'JSONDecodeError', (error as Error).message);
     return;
   }
+  if (isAuthFrame(message)) return;
   try {
     await source.sendMessage(conversationId, message);
   } catch (error) {
     logger.warn({ err: error, conversationId }, 'event stream: the conversation refused a client message');
+    sendErrorEvent(socket, (error as Error).name, (error as Error).message);
   }
 }

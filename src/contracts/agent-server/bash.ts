@@ -28,3 +28,19 @@ export const BashOutputSchema = z
   })
   .openapi('BashOutput');
 export type BashOutput = z.output<typeof BashOutputSchema>;
+
+export const BashCommandSchema = z
+  .object({
+    id: z.string(),
+    timestamp: z.string().openapi({ format: 'date-time' }),
+    kind: z.literal('BashCommand'),
+    command: z.string(),
+    cwd: z.string().nullable(),
+    timeout: z.int(),
+  })
+  .openapi('BashCommand');
+export type BashCommand = z.output<typeof BashCommandSchema>;
+
+/** What /api/bash stores and streams: each command started, then its output. */
+export const BashEventSchema = z.discriminatedUnion('kind', [BashCommandSchema, BashOutputSchema]).openapi('BashEvent');
+export type BashEvent = z.output<typeof BashEventSchema>;

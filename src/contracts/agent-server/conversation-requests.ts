@@ -85,9 +85,12 @@ export const StartConversationRequestSchema = z.object({
 });
 export type StartConversationRequest = z.output<typeof StartConversationRequestSchema>;
 
+/** OpenHands' rule: surrounding whitespace is dropped, then 1 to 200 characters remain. */
+export const TitleSchema = z.string().trim().min(1).max(200);
+
 export const UpdateConversationRequestSchema = z.object({
   /** A string sets the title, null clears it, absent leaves it. */
-  title: z.string().nullish(),
+  title: TitleSchema.nullish(),
   /** Replaces every tag when given. */
   tags: TagsSchema.nullish(),
 });
@@ -109,3 +112,19 @@ export const ConversationCountQuerySchema = z.object({
 export const BatchGetConversationsQuerySchema = z.object({
   ids: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(ConversationIdSchema)),
 });
+
+export const ForkConversationRequestSchema = z.object({
+  /** The fork's id; a new one when absent. 409 when a conversation already has it. */
+  id: ConversationIdSchema.nullish(),
+  /** The fork's title; the source's when absent. */
+  title: TitleSchema.nullish(),
+  /** The fork's tags; the source's when absent. */
+  tags: TagsSchema.nullish(),
+});
+export type ForkConversationRequest = z.output<typeof ForkConversationRequestSchema>;
+
+export const AskAgentRequestSchema = z.object({ question: z.string().min(1) });
+
+export const SwitchProfileRequestSchema = z.object({ profile_name: z.string().min(1) });
+
+export const UpdateSecretsRequestSchema = z.object({ secrets: SecretsSchema });

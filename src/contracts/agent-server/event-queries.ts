@@ -14,7 +14,10 @@ const TimestampQuerySchema = z
 
 /** The filters of /events/search and /events/count (spec 4.1). */
 export const EventFilterQuerySchema = z.object({
-  kind: z.string().optional().meta({ description: 'Event kind name, e.g. MessageEvent' }),
+  kind: z
+    .string()
+    .optional()
+    .meta({ description: 'Event kind name, e.g. MessageEvent, or the class path OpenHands filters on (openhands.sdk.event.…MessageEvent)' }),
   source: EventSourceSchema.optional(),
   body: z.string().optional().meta({ description: 'Case-insensitive text of a MessageEvent' }),
   timestamp__gte: TimestampQuerySchema.optional(),

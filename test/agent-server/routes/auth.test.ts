@@ -25,8 +25,8 @@ async function get(path: string, key?: string): Promise<{ status: number; body: 
 }
 
 describe('session API keys', () => {
-  it('answers 401 without a key or with a wrong one, on every route but /alive and /health', async () => {
-    for (const path of ['/ready', '/server_info', '/api/conversations/search', '/api/conversations/count', '/openapi.json', '/no/such/route']) {
+  it('answers 401 without a key or with a wrong one, on every route but the open ones', async () => {
+    for (const path of ['/api/conversations/search', '/api/conversations/count', '/api/tools/', '/api/llm/providers', '/no/such/route']) {
       expect(await get(path), path).toEqual({ status: 401, body: UNAUTHORIZED });
       expect(await get(path, 'key-two'), path).toEqual({ status: 401, body: UNAUTHORIZED });
       expect(await get(path, ''), path).toEqual({ status: 401, body: UNAUTHORIZED });
@@ -47,9 +47,28 @@ describe('session API keys', () => {
     expect(lower.status).toBe(200);
   });
 
-  it('leaves /alive and /health open', async () => {
+  it('leaves health, server details and the API description open, as OpenHands does', async () => {
     expect(await get('/alive')).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await get('/health')).toEqual({ status: 200, body: 'OK' });
+    expect(await get('/ready')).toEqual({ status: 200, body: { status: 'ready' } });
+    for (const path of ['/', '/server_info']) {
+      const { status, body } = await get(path);
+      expect({ status, title: (body as { title?: string }).title }, path).toEqual({ status: 200, title: 'agent-server' });
+    }
+    expect((await get('/openapi.json')).status).toBe(200);
+    const docs = await server.app.request('/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('lets a CORS preflight through without a key, but not a plain OPTIONS or any other method', async () => {
+    const preflight = await server.app.request('/api/conversations/search', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:3001', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.status).not.toBe(401);
+    const plain = await server.app.request('/api/conversations/search', { method: 'OPTIONS' });
+    expect(plain.status).toBe(401);
   });
 });
 

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BashCommands } from '../../../src/agent-server/bash/bash-commands.js';
+import { BashEventLog } from '../../../src/agent-server/bash/bash-event-log.js';
 import { BashOutputSchema, OUTPUT_LIMIT_CHARS, registerBashRoutes } from '../../../src/agent-server/routes/bash/index.js';
 import { createApiApp } from '../../../src/http/app.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
@@ -13,7 +15,8 @@ const app = createApiApp();
 
 beforeAll(async () => {
   workspaceDir = join(await makeTempDir(), 'workspace');
-  registerBashRoutes(app, { workspaceDir });
+  const events = await BashEventLog.open(join(workspaceDir, '..', 'bash_events.ndjson'));
+  registerBashRoutes(app, { commands: new BashCommands(events, workspaceDir), events });
 });
 afterAll(() => removeDir(join(workspaceDir, '..')));
 

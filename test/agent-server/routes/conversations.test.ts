@@ -176,7 +176,7 @@ describe('GET /api/conversations/{conversation_id}', () => {
   it('answers the conversation, 404 for an unknown one and 422 for a malformed id', async () => {
     const created = await server.createConversation({ title: 'First' });
     expect(await server.callJson('GET', `/api/conversations/${created.id}`)).toEqual({ status: 200, body: created });
-    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}`)).toEqual({ status: 404, body: NOT_FOUND });
+    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
     expect(await server.callJson('GET', '/api/conversations/not-a-uuid')).toEqual({
       status: 422,
       body: { detail: [{ loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] },

@@ -205,10 +205,11 @@ describe('GET /api/conversations/{conversation_id}/events/{event_id}', () => {
     const { status, body } = await server.callJson('GET', `${base}/e3`);
     expect(status).toBe(200);
     expect(body).toMatchObject({ id: 'e3', kind: 'MessageEvent', source: 'agent', timestamp: '2024-05-01T10:00:01+00:00' });
-    expect(await server.callJson('GET', `${base}/nope`)).toEqual({ status: 404, body: { detail: 'Event not found' } });
+    // OpenHands' generic body for both.
+    expect(await server.callJson('GET', `${base}/nope`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
     expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/e3`)).toEqual({
       status: 404,
-      body: { detail: 'Conversation not found' },
+      body: { detail: 'Not Found' },
     });
   });
 });

@@ -23,12 +23,20 @@ describe('server details', () => {
     expect(await server.callJson('GET', '/ready')).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
-  it('answers /server_info with the version and times in seconds', async () => {
-    const { status, body } = await server.callJson('GET', '/server_info');
-    expect(status).toBe(200);
-    expect(body).toEqual({ title: 'agent-server', version: packageJson.version, uptime: expect.any(Number), idle_time: expect.any(Number) });
-    expect(body.uptime).toBeGreaterThanOrEqual(0);
-    expect(body.idle_time).toBeGreaterThanOrEqual(0);
+  it('answers /server_info and / with the version, times in seconds and where the docs are', async () => {
+    for (const path of ['/server_info', '/']) {
+      const { status, body } = await server.callJson('GET', path);
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        title: 'agent-server',
+        version: packageJson.version,
+        uptime: expect.any(Number),
+        idle_time: expect.any(Number),
+        docs: '/docs',
+      });
+      expect(body.uptime).toBeGreaterThanOrEqual(0);
+      expect(body.idle_time).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it('describes every route in /openapi.json', async () => {

@@ -187,7 +187,7 @@ describe('GET /sockets/events/:conversation_id', () => {
     }
   });
 
-  it('hands client messages to the conversation in order, and survives bad frames', async () => {
+  it('hands client messages to the conversation in order, and answers bad frames with an error event', async () => {
     const { id, log } = await conversation();
     const client = await connect(id);
     await waitFor(() => client.frames.length >= 1, 'the full_state frame');
@@ -201,11 +201,19 @@ describe('GET /sockets/events/:conversation_id', () => {
     client.socket.send(JSON.stringify(again));
     await waitFor(() => server.source.messages.length >= before + 2, 'two messages');
     expect(server.source.messages.slice(before)).toEqual([hello, again]);
+    const errors = () => client.frames.filter((frame) => frame.kind === 'ServerErrorEvent');
+    await waitFor(() => errors().length >= 3, 'three error events');
+    expect(errors().map((frame) => [frame['source'], frame['code']])).toEqual([
+      ['environment', 'JSONDecodeError'],
+      ['environment', 'Error'],
+      ['environment', 'ValueError'],
+    ]);
+    expect(errors()[1]).toMatchObject({ detail: 'refused', id: expect.any(String), timestamp: expect.any(String) });
 
     const after = makeEvents(1);
     await log.append(after);
-    await client.waitForEvents(1);
-    expect(client.eventIds).toEqual([after[0]!.id]);
+    await waitFor(() => client.frames.some((frame) => frame.id === after[0]!.id), 'the appended event');
+    expect(client.frames.filter((frame) => frame.kind !== 'ServerErrorEvent').slice(1).map((frame) => frame.id)).toEqual([after[0]!.id]);
     expect(client.closed).toBeUndefined();
   });
 

@@ -1,10 +1,35 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { registerExecuteBashCommand, type BashRoutesOptions } from './execute-bash-command.js';
+import type { BashCommands } from '../../bash/bash-commands.js';
+import type { BashEventLog } from '../../bash/bash-event-log.js';
+import { registerBashEventRoutes } from './bash-events.js';
+import { registerExecuteBashCommand } from './execute-bash-command.js';
+import { registerStartBashCommand } from './start-bash-command.js';
 
-export { OUTPUT_LIMIT_CHARS, TIMEOUT_EXIT_CODE, type BashRoutesOptions } from './execute-bash-command.js';
-export { BashOutputSchema, ExecuteBashRequestSchema, type BashOutput, type ExecuteBashRequest } from '../../../contracts/agent-server/bash.js';
+export { OUTPUT_LIMIT_CHARS, TIMEOUT_EXIT_CODE } from '../../bash/bash-commands.js';
+export {
+  BashCommandSchema,
+  BashEventSchema,
+  BashOutputSchema,
+  ExecuteBashRequestSchema,
+  type BashCommand,
+  type BashEvent,
+  type BashOutput,
+  type ExecuteBashRequest,
+} from '../../../contracts/agent-server/bash.js';
 
-/** Commands run in the sandbox on request: POST /api/bash/execute_bash_command. */
+export interface BashRoutesOptions {
+  /** Runs the commands and records them in `events`. */
+  commands: BashCommands;
+  events: BashEventLog;
+}
+
+/**
+ * Commands run in the sandbox on request, OpenHands' /api/bash: start one in the background or run
+ * one and wait, then search, get, or clear the recorded events (also streamed on /sockets/bash-events).
+ */
 export function registerBashRoutes(app: OpenAPIHono, options: BashRoutesOptions): void {
-  registerExecuteBashCommand(app, options);
+  registerExecuteBashCommand(app, options.commands);
+  registerStartBashCommand(app, options.commands);
+  // Before /bash_events/{event_id}, which would otherwise take "search" for an id.
+  registerBashEventRoutes(app, options.events);
 }

@@ -1,14 +1,19 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ConversationService } from '../../conversations/service.js';
+import { registerAgentFinalResponse } from './agent-final-response.js';
+import { registerAskAgent } from './ask-agent.js';
 import { registerBatchGetConversations } from './batch-get-conversations.js';
 import { registerCountConversations } from './count-conversations.js';
 import { registerDeleteConversation } from './delete-conversation.js';
+import { registerForkConversation } from './fork-conversation.js';
 import { registerGetConversation } from './get-conversation.js';
 import { registerPauseConversation } from './pause-conversation.js';
 import { registerRunConversation } from './run-conversation.js';
 import { registerSearchConversations } from './search-conversations.js';
 import { registerSetConfirmationPolicy } from './set-confirmation-policy.js';
 import { registerStartConversation } from './start-conversation.js';
+import { registerSwitchProfile } from './switch-profile.js';
+import { registerUpdateSecrets } from './update-secrets.js';
 import { registerUpdateConversation } from './update-conversation.js';
 
 export function registerConversationRoutes(app: OpenAPIHono, conversations: ConversationService): void {
@@ -23,4 +28,9 @@ export function registerConversationRoutes(app: OpenAPIHono, conversations: Conv
   registerRunConversation(app, conversations);
   registerPauseConversation(app, conversations);
   registerSetConfirmationPolicy(app, conversations);
+  registerAgentFinalResponse(app, conversations);
+  registerAskAgent(app, conversations);
+  registerForkConversation(app, conversations);
+  registerSwitchProfile(app, conversations);
+  registerUpdateSecrets(app, conversations);
 }

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { OutputBuffer } from '../../agent/tools/terminal/output-buffer.js';
+import { OutputBuffer } from '../agent/tools/terminal/output-buffer.js';
 
 export interface RunCommandOptions {
   command: string;

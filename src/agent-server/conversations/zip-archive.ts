@@ -1,0 +1,79 @@
+/**
+ * A minimal ZIP writer (PKWARE APPNOTE 6.3: local headers, deflated data, central directory, end
+ * record) for the small archives we hand out: no ZIP64, so each file and the whole archive stay
+ * under 4 GiB, which the caller checks. Names are UTF-8 (general purpose flag bit 11).
+ */
+import { crc32, deflateRawSync } from 'node:zlib';
+
+export interface ZipEntry {
+  /** Path inside the archive, with forward slashes. */
+  name: string;
+  data: Buffer;
+  modified: Date;
+}
+
+const ZIP32_LIMIT = 0xffff_ffff;
+const UTF8_NAMES = 0x0800;
+const DEFLATE = 8;
+const VERSION = 20;
+
+/** MS-DOS date and time, the only timestamps the base format carries (two-second precision). */
+function dosDateTime(date: Date): { time: number; date: number } {
+  const year = Math.max(1980, date.getFullYear());
+  return {
+    time: (date.getHours() << 11) | (date.getMinutes() << 5) | Math.floor(date.getSeconds() / 2),
+    date: ((year - 1980) << 9) | ((date.getMonth() + 1) << 5) | date.getDate(),
+  };
+}
+
+export function zipArchive(entries: readonly ZipEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name, 'utf8');
+    const compressed = deflateRawSync(entry.data);
+    const checksum = crc32(entry.data);
+    const { time, date } = dosDateTime(entry.modified);
+    if (entry.data.length > ZIP32_LIMIT || offset > ZIP32_LIMIT) throw new RangeError('archive too large for ZIP32');
+
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(VERSION, 4);
+    local.writeUInt16LE(UTF8_NAMES, 6);
+    local.writeUInt16LE(DEFLATE, 8);
+    local.writeUInt16LE(time, 10);
+    local.writeUInt16LE(date, 12);
+    local.writeUInt32LE(checksum, 14);
+    local.writeUInt32LE(compressed.length, 18);
+    local.writeUInt32LE(entry.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28);
+
+    const header = Buffer.alloc(46);
+    header.writeUInt32LE(0x02014b50, 0);
+    header.writeUInt16LE(VERSION, 4);
+    header.writeUInt16LE(VERSION, 6);
+    header.writeUInt16LE(UTF8_NAMES, 8);
+    header.writeUInt16LE(DEFLATE, 10);
+    header.writeUInt16LE(time, 12);
+    header.writeUInt16LE(date, 14);
+    header.writeUInt32LE(checksum, 16);
+    header.writeUInt32LE(compressed.length, 20);
+    header.writeUInt32LE(entry.data.length, 24);
+    header.writeUInt16LE(name.length, 28);
+    header.writeUInt32LE(offset, 42);
+    central.push(header, name);
+
+    parts.push(local, name, compressed);
+    offset += local.length + name.length + compressed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, directory, end]);
+}
