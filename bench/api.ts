@@ -48,7 +48,7 @@ async function benchOne(name: string, url: string | undefined): Promise<string[]
         createdAt: new Date(now - i * 1000),
       })),
     );
-    const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS };
+    const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS, runtimes: { default: 'runc' as const, available: null } };
     const { app } = createSandboxServerApp({ ...ctx, apiKeys: [API_KEY], events: new EventFeed() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));

@@ -12,6 +12,13 @@ export type DesiredState = (typeof DESIRED_STATES)[number];
 export const SANDBOX_STATUSES = ['STARTING', 'RUNNING', 'PAUSED', 'ERROR', 'MISSING'] as const;
 export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
 
+/**
+ * The OCI runtimes a spec may name (our extension): `runsc` runs the sandbox under gVisor, a kernel
+ * in user space between the agent's code and the host's; `runc` is Docker's plain container.
+ */
+export const OCI_RUNTIMES = ['runc', 'runsc'] as const;
+export type OciRuntime = (typeof OCI_RUNTIMES)[number];
+
 /** The exposed port clients and health checks use to reach a sandbox's agent-server. */
 export const AGENT_SERVER_PORT_NAME = 'AGENT_SERVER';
 /** Where our agent-server image listens inside its container. */

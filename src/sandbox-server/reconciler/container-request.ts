@@ -18,6 +18,7 @@ export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataM
     cpus: spec.cpus,
     memoryMb: spec.memoryMb,
     pidsLimit: spec.pidsLimit,
+    runtime: spec.runtime,
     dataVolume: { name: dataVolumeNameFor(row.id), mountPath: dataMountPath },
   };
 }

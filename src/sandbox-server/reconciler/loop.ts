@@ -290,6 +290,7 @@ type Limit = <T>(task: () => Promise<T>) => Promise<T>;
 /** The same runtime with creates and other changes queued behind their limits. */
 function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit): SandboxRuntime {
   return {
+    runtimes: () => runtime.runtimes(),
     create: (request) => limitCreate(() => runtime.create(request)),
     start: (containerId) => limit(() => runtime.start(containerId)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),

@@ -49,6 +49,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     } catch (error) {
       // 304: already started.
       if (statusCodeOf(error) === 304) return;
+      if (isMissingRuntime(error)) throw missingRuntime(dockerMessageOf(error));
       // 400: the process cannot be started at all (e.g. the command does not exist).
       throw toRuntimeError(error, 'start', [400]);
     }
@@ -78,6 +79,14 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   }
 
   return {
+    async runtimes() {
+      try {
+        return Object.keys((await docker.info()).Runtimes ?? {});
+      } catch (error) {
+        throw toRuntimeError(error, 'info');
+      }
+    },
+
     async create(request) {
       let containerId: string;
       try {
@@ -85,6 +94,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         containerId = container.id;
       } catch (error) {
         if (statusCodeOf(error) === 409) return adoptByName(request);
+        if (isMissingRuntime(error)) throw missingRuntime(`"${request.runtime}" is not registered`);
         // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
         throw toRuntimeError(error, 'create', [400, 404]);
       }
@@ -243,6 +253,7 @@ function createOptionsFor(request: ContainerRequest, instanceId: string): Docker
       ...(request.cpus ? { NanoCpus: Math.round(request.cpus * 1e9) } : {}),
       ...(request.memoryMb ? { Memory: request.memoryMb * 1024 * 1024 } : {}),
       ...(request.pidsLimit ? { PidsLimit: request.pidsLimit } : {}),
+      Runtime: request.runtime,
       Privileged: false,
       SecurityOpt: ['no-new-privileges:true'],
       // A tiny init as PID 1 reaps the zombies that the agent's shell tools leave behind.
@@ -330,6 +341,15 @@ function dockerMessageOf(error: unknown): string {
   const json = (error as { json?: { message?: unknown } }).json;
   if (json && typeof json.message === 'string') return json.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+function isMissingRuntime(error: unknown): boolean {
+  return /unknown runtime/i.test(dockerMessageOf(error));
+}
+
+/** The spec names a runtime the engine no longer has (runsc unregistered): final until it is back. */
+function missingRuntime(why: string): RuntimeError {
+  return new RuntimeError(`the sandbox's runtime is missing from the Docker engine (${why}): register it with dockerd again, or delete this sandbox`, true);
 }
 
 /** Socket errors and 5xx are retryable; the caller names the statuses that are final for its verb. */

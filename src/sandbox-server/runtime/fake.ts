@@ -85,6 +85,10 @@ export function createFakeRuntime(): FakeRuntime {
   return {
     calls,
 
+    async runtimes() {
+      return ['runc', 'runsc'];
+    },
+
     async create(request) {
       await enter('create', request.sandboxId);
       if (held) await held;

@@ -35,6 +35,8 @@ export interface ContainerRequest {
   cpus: number | null;
   memoryMb: number | null;
   pidsLimit: number | null;
+  /** The engine's OCI runtime (runc, runsc). */
+  runtime: string;
   /** Named volume mounted for the agent-server's data so events survive container restarts. */
   dataVolume: { name: string; mountPath: string };
 }
@@ -60,6 +62,8 @@ export class RuntimeError extends Error {
 }
 
 export interface SandboxRuntime {
+  /** The OCI runtimes the engine has registered (`docker info`). */
+  runtimes(): Promise<string[]>;
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
   start(containerId: string): Promise<void>;

@@ -1,3 +1,4 @@
+import type { OciRuntime } from '../../contracts/sandbox.js';
 import type { Database } from '../db/client.js';
 
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
@@ -11,6 +12,14 @@ export interface ServiceContext {
   reconciler: ReconcilerKick;
   /** Starting or resuming beyond this pauses the least recently used running sandboxes. */
   maxRunningSandboxes: number;
+  /** The runtime a new spec gets when it names none, and the ones the engine has. */
+  runtimes: EngineRuntimes;
+}
+
+export interface EngineRuntimes {
+  default: OciRuntime;
+  /** What `docker info` listed at start; null when the engine could not be asked (nothing is refused). */
+  available: readonly string[] | null;
 }
 
 /** The handle a transaction callback receives; it runs the same queries as Database. */

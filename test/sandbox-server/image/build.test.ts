@@ -38,6 +38,7 @@ function sandboxRequest(image: string): ContainerRequest {
     command: null,
     env: { OH_SESSION_API_KEYS_0: 'key' },
     workingDir: '/workspace',
+    runtime: 'runc',
     exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
     cpus: null,
     memoryMb: null,

@@ -114,6 +114,21 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     expect((await containersOf(noCommand.id)).map((c) => c.State)).toEqual(['exited']);
   });
 
+  it('turns a sandbox whose runtime left the engine ERROR, saying so, and runs each spec under its runtime', async () => {
+    // A runtime unregistered from dockerd after the spec was made looks like any name the engine lacks.
+    const gone = await insertSpec(handle.db, { image: TEST_BASE_IMAGE, command: ALIVE_SERVER_COMMAND, runtime: 'runsc-unregistered' as never });
+    const underGvisor = await insertSpec(handle.db, { image: TEST_BASE_IMAGE, command: ALIVE_SERVER_COMMAND, runtime: 'runsc' });
+    const orphaned = await insertSandbox(handle.db, gone.id);
+    const gvisor = await insertSandbox(handle.db, underGvisor.id);
+    await startReconciler();
+    const row = await waitForStatus(orphaned.id, 'ERROR');
+    expect(row.statusDetail).toBe(
+      `the sandbox's runtime is missing from the Docker engine ("runsc-unregistered" is not registered): register it with dockerd again, or delete this sandbox`,
+    );
+    const running = await waitForStatus(gvisor.id, 'RUNNING');
+    expect((await docker!.getContainer(running.containerId!).inspect()).HostConfig.Runtime).toBe('runsc');
+  });
+
   it('removes a labelled container that no row claims once the grace period is over', async () => {
     const orphanId = randomUUID();
     const stray = await createDockerRuntime({ instanceId, docker: docker! }).create({
@@ -127,6 +142,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
       cpus: null,
       memoryMb: null,
       pidsLimit: null,
+      runtime: 'runc',
       dataVolume: { name: dataVolumeNameFor(orphanId), mountPath: '/data' },
     });
 

@@ -16,6 +16,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     cpus: null,
     memoryMb: null,
     pidsLimit: null,
+    runtime: 'runc',
     idlePauseSeconds: null,
     ttlSeconds: null,
     resumeOnAccess: true,

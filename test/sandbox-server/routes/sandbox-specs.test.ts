@@ -16,6 +16,7 @@ const DEFAULT_SPEC = {
   cpus: 1,
   memory_mb: 2048,
   pids_limit: 512,
+  runtime: 'runc',
   idle_pause_seconds: null,
   ttl_seconds: null,
   resume_on_access: true,
@@ -83,6 +84,23 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       expect((await t.call('GET', '/api/v1/sandbox-specs?id=python:3.12')).body).toEqual([body]);
     });
 
+    it('takes the runtime asked for, and refuses with 422 one the engine lacks or that does not exist', async () => {
+      expect((await t.call('POST', '/api/v1/sandbox-specs', { id: 'gvisor', image: 'img', runtime: 'runsc' })).body.runtime).toBe('runsc');
+      const plainOnly = await openTestApp(driver, { runtimes: { default: 'runc', available: ['io.containerd.runc.v2', 'runc'] } });
+      try {
+        expect(await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', runtime: 'runsc' })).toEqual({
+          status: 422,
+          body: { detail: [{ loc: ['body', 'runtime'], msg: 'the Docker engine has no runtime "runsc" (it has: io.containerd.runc.v2, runc)', type: 'value_error' }] },
+        });
+        const unknown = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', runtime: 'kata' });
+        expect(unknown.status).toBe(422);
+        expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'runtime'], type: 'enum' });
+        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img' })).body.runtime).toBe('runc');
+      } finally {
+        await plainOnly.close();
+      }
+    });
+
     it('stores every field', async () => {
       const input = {
         id: 'big',
@@ -97,6 +115,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         cpus: 1.5,
         memory_mb: 2048,
         pids_limit: 512,
+        runtime: 'runsc',
         idle_pause_seconds: 600,
         ttl_seconds: 86_400,
         resume_on_access: false,

@@ -28,6 +28,7 @@ function request(overrides: Partial<ContainerRequest> = {}): ContainerRequest {
     cpus: 0.5,
     memoryMb: 256,
     pidsLimit: 128,
+    runtime: 'runc',
     dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
     ...overrides,
   };

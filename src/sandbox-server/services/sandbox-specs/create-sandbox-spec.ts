@@ -1,5 +1,5 @@
 import { isNotNull, sql } from 'drizzle-orm';
-import { ConflictError } from '../../../errors/index.js';
+import { ConflictError, validationError } from '../../../errors/index.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import type { CreateSandboxSpecRequest, SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';
@@ -11,6 +11,11 @@ import { toSandboxSpecInfo } from './sandbox-spec-info.js';
  * same statement, so two parallel requests cannot both succeed.
  */
 export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandboxSpecRequest): Promise<SandboxSpecInfo> {
+  const runtime = input.runtime ?? ctx.runtimes.default;
+  const { available } = ctx.runtimes;
+  if (available && !available.includes(runtime)) {
+    throw validationError(['body', 'runtime'], `the Docker engine has no runtime "${runtime}" (it has: ${available.join(', ')})`);
+  }
   const values = {
     id: input.id ?? input.image,
     image: input.image,
@@ -21,6 +26,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     cpus: input.cpus,
     memoryMb: input.memory_mb,
     pidsLimit: input.pids_limit,
+    runtime,
     idlePauseSeconds: input.idle_pause_seconds,
     ttlSeconds: input.ttl_seconds,
     resumeOnAccess: input.resume_on_access,

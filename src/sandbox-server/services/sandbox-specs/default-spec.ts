@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../../contracts/sandbox.js';
+import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME, type OciRuntime } from '../../../contracts/sandbox.js';
 import type { Database } from '../../db/client.js';
 import { sandboxSpecs } from '../../db/schema.js';
 
@@ -23,9 +23,14 @@ export const DEFAULT_LIMITS: DefaultLimits = { memoryMb: 2048, pidsLimit: 512, c
  * Makes the spec that runs `agentServerImage` exist and be the only default; run at every start.
  * Its id is the image, as OpenHands names Docker specs, so changing AGENT_SERVER_IMAGE adds a new
  * default and leaves the old spec (and the sandboxes using it) alone. An existing spec of that id
- * keeps its settings but takes the current limits, which are the operator's to change.
+ * keeps its settings but takes the current limits and runtime, which are the operator's to change.
  */
-export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: string, limits: DefaultLimits = DEFAULT_LIMITS): Promise<void> {
+export async function ensureDefaultSandboxSpec(
+  db: Database,
+  agentServerImage: string,
+  limits: DefaultLimits = DEFAULT_LIMITS,
+  runtime: OciRuntime = 'runc',
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx
       .insert(sandboxSpecs)
@@ -37,9 +42,10 @@ export async function ensureDefaultSandboxSpec(db: Database, agentServerImage: s
         workingDir: DEFAULT_WORKING_DIR,
         exposedPorts: [{ name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT }],
         ...limits,
+        runtime,
         isDefault: true,
       })
-      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { ...limits, isDefault: true, deletedAt: null } });
+      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { ...limits, runtime, isDefault: true, deletedAt: null } });
     await tx
       .update(sandboxSpecs)
       .set({ isDefault: false })

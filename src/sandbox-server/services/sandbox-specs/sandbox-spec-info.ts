@@ -14,6 +14,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow): SandboxSpecInfo {
     cpus: row.cpus,
     memory_mb: row.memoryMb,
     pids_limit: row.pidsLimit,
+    runtime: row.runtime,
     idle_pause_seconds: row.idlePauseSeconds,
     ttl_seconds: row.ttlSeconds,
     resume_on_access: row.resumeOnAccess,

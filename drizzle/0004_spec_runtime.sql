@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_specs" ADD COLUMN "runtime" text DEFAULT 'runc' NOT NULL;
