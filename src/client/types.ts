@@ -16,7 +16,7 @@ import type {
   SearchStartTasksQuerySchema,
   StartTaskFilterSchema,
   UpdateAppConversationRequestSchema,
-} from '../sandbox-server/app-conversations/models.js';
+} from '../sandbox-server/models/app-conversation.js';
 import type { SuccessSchema } from '../sandbox-server/models/common.js';
 import type { LifecycleEventSchema, SearchEventsQuerySchema } from '../sandbox-server/models/lifecycle-event.js';
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';

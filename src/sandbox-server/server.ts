@@ -15,6 +15,7 @@ import { ensureAgentServerImage } from './image/index.js';
 import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { chooseDefaultRuntime } from './runtime/default-runtime.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
+import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-status.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
@@ -166,16 +167,4 @@ async function stopListening(server: ReturnType<typeof serve>): Promise<void> {
   const timer = setTimeout(() => 'closeAllConnections' in server && server.closeAllConnections(), DRAIN_TIMEOUT_MS);
   await closed;
   clearTimeout(timer);
-}
-
-/** Live sandboxes by observed status, zeros included so no series vanishes. */
-async function countSandboxesByStatus(db: Database): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ status: sandboxes.status, count: sql<number>`count(*)::int` })
-    .from(sandboxes)
-    .where(sql`${sandboxes.desiredState} <> 'DELETED'`)
-    .groupBy(sandboxes.status);
-  const counts: Record<string, number> = Object.fromEntries(SANDBOX_STATUSES.map((status) => [status, 0]));
-  for (const row of rows) counts[row.status] = row.count;
-  return counts;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRoutesWithDocument, type OpenAPIDocument } from '../../src/http/docs/index.js';
+import { compareRoutesWithDocument, type OpenAPIDocument } from '../helpers/route-coverage.js';
 import { openTestApp } from '../sandbox-server/harness.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 import { createAgentServerApp } from '../../src/agent-server/app.js';

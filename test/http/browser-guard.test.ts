@@ -6,7 +6,7 @@ import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentServer, createAgentServerApp } from '../../src/agent-server/app.js';
 import { loadConfig } from '../../src/sandbox-server/config.js';
-import { createFakeRuntime } from '../../src/sandbox-server/runtime/index.js';
+import { createFakeRuntime } from '../helpers/fake-runtime.js';
 import { type RunningSandboxServer, startSandboxServer } from '../../src/sandbox-server/server.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 

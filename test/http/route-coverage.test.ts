@@ -1,13 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import {
-  compareRoutesWithDocument,
-  listAppRoutes,
-  listDocumentedRoutes,
-  openApiDocumentConfig,
-  registerApiDocs,
-  toOpenApiPath,
-} from '../../src/http/docs/index.js';
+import { compareRoutesWithDocument, listAppRoutes, listDocumentedRoutes, toOpenApiPath } from '../helpers/route-coverage.js';
+import { openApiDocumentConfig, registerApiDocs } from '../../src/http/docs/index.js';
 import { createMetrics, registerMetricsRoute } from '../../src/http/metrics/index.js';
 import { createDemoApp, DEMO_ROUTES } from './demo-app.js';
 

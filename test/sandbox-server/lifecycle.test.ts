@@ -6,7 +6,7 @@ import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { sandboxes } from '../../src/sandbox-server/db/schema.js';
 import type { SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { Reconciler } from '../../src/sandbox-server/reconciler/index.js';
-import { createFakeRuntime, type FakeRuntime } from '../../src/sandbox-server/runtime/index.js';
+import { createFakeRuntime, type FakeRuntime } from '../helpers/fake-runtime.js';
 import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { openTestDatabase, testDrivers } from '../helpers/database.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/sandbox-server/config.js';
-import { createFakeRuntime } from '../../src/sandbox-server/runtime/index.js';
+import { createFakeRuntime } from '../helpers/fake-runtime.js';
 import { startSandboxServer } from '../../src/sandbox-server/server.js';
 
 const KEY = 'server-test-key-0123456789';

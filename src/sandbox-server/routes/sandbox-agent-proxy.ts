@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
-import { waitForAgentServer } from '../proxy/resolve-target.js';
+import { waitForAgentServer } from '../services/sandboxes/wait-for-agent-server.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
 import { parsePath } from './websocket-route.js';
 

@@ -6,7 +6,7 @@ import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-fe
 import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
-import { createFakeRuntime, type FakeRuntime } from '../../../src/sandbox-server/runtime/index.js';
+import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';
 import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';

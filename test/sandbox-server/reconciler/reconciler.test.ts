@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
 import { applyPolicies, dataVolumeNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
-import { createFakeRuntime, type FakeRuntime, RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
+import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
+import { RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
 

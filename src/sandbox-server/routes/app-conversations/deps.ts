@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { NodeWebSocket } from '@hono/node-ws';
-import type { AppConversationContext } from '../../app-conversations/context.js';
-import type { StartTaskRunner } from '../../app-conversations/start-task-runner.js';
+import type { AppConversationContext } from '../../services/app-conversations/context.js';
+import type { StartTaskRunner } from '../../services/app-conversations/start-task-runner.js';
 
 /** What the app-conversation and proxy routes need besides the app. */
 export interface AppConversationRouteDeps {

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
 import { SendMessageRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import { findAppConversation } from '../../app-conversations/app-conversations.js';
+import { findAppConversation } from '../../services/app-conversations/find-app-conversation.js';
 import { bridgeWebSocket } from '../../proxy/bridge-websocket.js';
 import { forwardHttp } from '../../proxy/forward-http.js';
-import { waitForAgentServer } from '../../proxy/resolve-target.js';
+import { waitForAgentServer } from '../../services/sandboxes/wait-for-agent-server.js';
 import { errorResponses, SuccessSchema } from '../../models/common.js';
 import { parsePath, requireUpgrade } from '../websocket-route.js';
 import { AppConversationIdParamsSchema } from './item.js';

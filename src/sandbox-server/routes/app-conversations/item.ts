@@ -1,6 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { deleteAppConversation, getAppConversation, updateAppConversation } from '../../app-conversations/app-conversations.js';
-import { AppConversationSchema, UpdateAppConversationRequestSchema } from '../../app-conversations/models.js';
+import { deleteAppConversation } from '../../services/app-conversations/delete-app-conversation.js';
+import { getAppConversation } from '../../services/app-conversations/get-app-conversations.js';
+import { updateAppConversation } from '../../services/app-conversations/update-app-conversation.js';
+import { AppConversationSchema, UpdateAppConversationRequestSchema } from '../../models/app-conversation.js';
 import { errorResponses, SuccessSchema } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 

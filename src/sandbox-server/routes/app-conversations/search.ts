@@ -1,11 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { countAppConversations, getAppConversations, searchAppConversations } from '../../app-conversations/app-conversations.js';
+import { countAppConversations } from '../../services/app-conversations/count-app-conversations.js';
+import { getAppConversations } from '../../services/app-conversations/get-app-conversations.js';
+import { searchAppConversations } from '../../services/app-conversations/search-app-conversations.js';
 import {
   AppConversationFilterSchema,
   AppConversationPageSchema,
   AppConversationSchema,
   SearchAppConversationsQuerySchema,
-} from '../../app-conversations/models.js';
+} from '../../models/app-conversation.js';
 import { BatchIdsPluralQuerySchema, errorResponses } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 
@@ -49,7 +51,10 @@ const batchGet = createRoute({
 });
 
 export const registerSearchAppConversations: AppConversationRouteRegistrar = (app, { ctx }) => {
-  app.openapi(search, async (c) => c.json(await searchAppConversations(ctx, c.req.valid('query')), 200));
+  app.openapi(search, async (c) => {
+    const { sort_order, page_id, ...rest } = c.req.valid('query');
+    return c.json(await searchAppConversations(ctx, { ...rest, sortOrder: sort_order, pageId: page_id }), 200);
+  });
   app.openapi(count, async (c) => c.json(await countAppConversations(ctx, c.req.valid('query')), 200));
   app.openapi(batchGet, async (c) => c.json(await getAppConversations(ctx, c.req.valid('query').ids), 200));
 };

@@ -4,8 +4,10 @@ import {
   AppConversationStartTaskSchema,
   SearchStartTasksQuerySchema,
   StartTaskFilterSchema,
-} from '../../app-conversations/models.js';
-import { countStartTasks, getStartTasks, searchStartTasks } from '../../app-conversations/start-tasks.js';
+} from '../../models/app-conversation.js';
+import { countStartTasks } from '../../services/app-conversations/count-start-tasks.js';
+import { getStartTasks } from '../../services/app-conversations/get-start-tasks.js';
+import { searchStartTasks } from '../../services/app-conversations/search-start-tasks.js';
 import { BatchIdsPluralQuerySchema, errorResponses } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 
@@ -49,7 +51,10 @@ const batchGet = createRoute({
 });
 
 export const registerStartTaskRoutes: AppConversationRouteRegistrar = (app, { ctx }) => {
-  app.openapi(search, async (c) => c.json(await searchStartTasks(ctx, c.req.valid('query')), 200));
+  app.openapi(search, async (c) => {
+    const { page_id, ...rest } = c.req.valid('query');
+    return c.json(await searchStartTasks(ctx, { ...rest, pageId: page_id }), 200);
+  });
   app.openapi(count, async (c) => c.json(await countStartTasks(ctx, c.req.valid('query')), 200));
   app.openapi(batchGet, async (c) => c.json(await getStartTasks(ctx, c.req.valid('query').ids), 200));
 };

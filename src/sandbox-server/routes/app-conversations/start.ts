@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { DomainError, TimedOutError } from '../../../errors/index.js';
-import { getAppConversation } from '../../app-conversations/app-conversations.js';
-import { AppConversationSchema, AppConversationStartRequestSchema, AppConversationStartTaskSchema } from '../../app-conversations/models.js';
-import { createStartTask } from '../../app-conversations/start-tasks.js';
-import { toStartTask } from '../../app-conversations/view.js';
+import { getAppConversation } from '../../services/app-conversations/get-app-conversations.js';
+import { AppConversationSchema, AppConversationStartRequestSchema, AppConversationStartTaskSchema } from '../../models/app-conversation.js';
+import { createStartTask } from '../../services/app-conversations/create-start-task.js';
+import { toStartTask } from '../../services/app-conversations/app-conversation-view.js';
 import { errorResponses } from '../../models/common.js';
 import type { AppConversationRouteRegistrar } from './deps.js';
 

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
 import { START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
-import { SandboxStatusSchema } from '../models/sandbox.js';
+import { SandboxStatusSchema } from './sandbox.js';
 
 const DateTimeSchema = z.string().openapi({ format: 'date-time' });
 const DateTimeQuerySchema = z.iso.datetime({ offset: true, local: true }).optional();

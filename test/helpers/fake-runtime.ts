@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { ContainerState } from '../../contracts/container.js';
-import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { type ContainerObservation, type ContainerRequest, type RuntimeEvent, RuntimeError, type SandboxRuntime } from './runtime.js';
+import type { ContainerState } from '../../src/contracts/container.js';
+import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../src/contracts/sandbox.js';
+import { type ContainerObservation, type ContainerRequest, type RuntimeEvent, RuntimeError, type SandboxRuntime } from '../../src/sandbox-server/runtime/runtime.js';
 
 type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'list' | 'inspect';
 

@@ -1,7 +1,7 @@
-import { validationError } from '../../errors/index.js';
-import type { StartConversationRequestBody } from '../agent-client.js';
+import { validationError } from '../../../errors/index.js';
+import type { StartConversationRequestBody } from '../../agent-client.js';
 import type { AppConversationSettings } from './context.js';
-import type { AppConversationStartRequest } from './models.js';
+import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 
 /** The request as stored on the task and shown back: everything but the secrets. */
 export function storedRequest(request: AppConversationStartRequest): Record<string, unknown> {

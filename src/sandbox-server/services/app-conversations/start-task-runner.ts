@@ -1,16 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { eq, notInArray } from 'drizzle-orm';
-import { DomainError } from '../../errors/index.js';
-import { logger } from '../../logger.js';
-import { appConversations, appConversationStartTasks, type StartTaskRow, sandboxes, sandboxSpecs } from '../db/schema.js';
-import { START_TASK_FAILURES, type StartTaskFailure, type StartTaskStatus } from '../../contracts/start-task.js';
-import { recordEvent } from '../lifecycle-events/record-event.js';
-import { startTaskEvent } from '../lifecycle-events/start-task-event.js';
-import { waitForAgentServer } from '../proxy/resolve-target.js';
-import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
-import { startSandbox } from '../services/sandboxes/start-sandbox.js';
+import { DomainError } from '../../../errors/index.js';
+import { logger } from '../../../logger.js';
+import { appConversations, appConversationStartTasks, type StartTaskRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
+import { START_TASK_FAILURES, type StartTaskFailure, type StartTaskStatus } from '../../../contracts/start-task.js';
+import { recordEvent } from '../../lifecycle-events/record-event.js';
+import { startTaskEvent } from '../../lifecycle-events/start-task-event.js';
+import { waitForAgentServer } from '../sandboxes/wait-for-agent-server.js';
+import { findLiveSandbox } from '../sandboxes/find-sandbox.js';
+import { startSandbox } from '../sandboxes/start-sandbox.js';
 import type { AppConversationContext } from './context.js';
-import type { AppConversationStartRequest } from './models.js';
+import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 import { agentConversationRequest } from './start-request.js';
 
 const FINISHED: StartTaskStatus[] = ['READY', 'ERROR'];

@@ -1,19 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
-import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { ConflictError, UnavailableError } from '../../errors/index.js';
-import { type SandboxRow, sandboxes, sandboxSpecs } from '../db/schema.js';
-import type { ServiceContext } from '../services/context.js';
-import { findLiveSandbox } from '../services/sandboxes/find-sandbox.js';
-import { resumeSandbox } from '../services/sandboxes/resume-sandbox.js';
-import type { AgentServerTarget } from './forward-http.js';
-
-/** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
-export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
-  const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
-  if (row.status !== 'RUNNING' || port === undefined) return null;
-  return { baseUrl: `http://127.0.0.1:${port}`, sessionApiKey: row.sessionApiKey };
-}
+import { ConflictError, UnavailableError } from '../../../errors/index.js';
+import { type SandboxRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
+import type { AgentServerTarget } from '../../proxy/forward-http.js';
+import type { ServiceContext } from '../context.js';
+import { agentTargetOf } from './agent-target.js';
+import { findLiveSandbox } from './find-sandbox.js';
+import { resumeSandbox } from './resume-sandbox.js';
 
 export interface WaitForAgentServerOptions {
   /** What to do with a paused sandbox: resume it always, only when its spec says so, or never (409). */
@@ -65,18 +58,4 @@ async function mayResume(ctx: ServiceContext, row: SandboxRow, policy: WaitForAg
   if (policy !== 'if-spec-allows') return policy === 'always';
   const [spec] = await ctx.db.select({ resumeOnAccess: sandboxSpecs.resumeOnAccess }).from(sandboxSpecs).where(eq(sandboxSpecs.id, row.specId));
   return spec?.resumeOnAccess ?? false;
-}
-
-/**
- * Marks sandboxes as used by traffic through the control plane, for idle auto-pause. Writes at
- * most once per `intervalMs` per sandbox, so a busy sandbox costs no write per request.
- */
-export function createActivityRecorder(ctx: ServiceContext, intervalMs = 5_000) {
-  const lastWrite = new Map<string, number>();
-  return async function recordActivity(sandboxId: string): Promise<void> {
-    const now = Date.now();
-    if (now - (lastWrite.get(sandboxId) ?? 0) < intervalMs) return;
-    lastWrite.set(sandboxId, now);
-    await ctx.db.update(sandboxes).set({ lastActiveAt: new Date(now) }).where(eq(sandboxes.id, sandboxId));
-  };
 }

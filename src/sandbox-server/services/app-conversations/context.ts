@@ -1,6 +1,6 @@
-import type { AgentClient } from '../agent-client.js';
-import type { AgentServerTarget } from '../proxy/forward-http.js';
-import type { ServiceContext } from '../services/context.js';
+import type { AgentClient } from '../../agent-client.js';
+import type { AgentServerTarget } from '../../proxy/forward-http.js';
+import type { ServiceContext } from '../context.js';
 
 /** Server-wide defaults for the conversations the control plane starts. */
 export interface AppConversationSettings {

@@ -1,9 +1,9 @@
 import { inArray } from 'drizzle-orm';
-import type { AppConversationRow, StartTaskRow } from '../db/schema.js';
-import { sandboxes } from '../db/schema.js';
-import { agentTargetOf } from '../proxy/resolve-target.js';
+import type { AppConversationRow, StartTaskRow } from '../../db/schema.js';
+import { sandboxes } from '../../db/schema.js';
+import { agentTargetOf } from '../sandboxes/agent-target.js';
 import type { AppConversationContext } from './context.js';
-import type { AppConversation, AppConversationStartTask } from './models.js';
+import type { AppConversation, AppConversationStartTask } from '../../models/app-conversation.js';
 
 /** A hung agent-server costs a listing this long at most; its conversations then show nulls. */
 const LIVE_STATUS_TIMEOUT_MS = 2_000;
