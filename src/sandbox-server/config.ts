@@ -134,7 +134,7 @@ export const CONFIG_VARIABLES = {
   SANDBOX_START_TIMEOUT_SECONDS: variable({
     schema: integer(1),
     default: '300',
-    help: 'How long an app conversation start task waits for its sandbox before failing.',
+    help: 'How long a sandbox may run without its agent-server answering before it is ERROR (its last log lines say why); also how long a conversation start waits for its sandbox.',
   }),
   EVENT_RETENTION_DAYS: variable({
     schema: integer(1, 3650),

@@ -17,6 +17,7 @@ import { chooseDefaultRuntime } from './runtime/default-runtime.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
 import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-status.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
+import { countSandboxesByAgentServerVersion } from './services/sandboxes/count-by-agent-server-version.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
 export interface SandboxServerDependencies {
@@ -83,6 +84,7 @@ export async function startSandboxServer(
   const metrics = createMetrics();
   const sandboxMetrics = createSandboxMetrics(metrics.registry);
   sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
+  sandboxMetrics.setVersionCounts(() => countSandboxesByAgentServerVersion(database.db));
   const reconciler = new Reconciler({
     metrics: sandboxMetrics,
     checkAlive: dependencies.checkAlive,
@@ -91,6 +93,7 @@ export async function startSandboxServer(
     instanceId: config.SANDBOX_SERVER_INSTANCE,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
+    startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
   });
   const { app, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,

@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { ContainerState } from '../../src/contracts/container.js';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../src/contracts/sandbox.js';
-import { type ContainerObservation, type ContainerRequest, type RuntimeEvent, RuntimeError, type SandboxRuntime } from '../../src/sandbox-server/runtime/runtime.js';
+import {
+  type ContainerObservation,
+  type ContainerRequest,
+  ENGINE_DISCONNECTED,
+  type RuntimeEvent,
+  RuntimeError,
+  type SandboxRuntime,
+} from '../../src/sandbox-server/runtime/runtime.js';
 
-type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'list' | 'inspect';
+type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'list' | 'inspect' | 'logs';
 
 /** Test controls on top of the runtime contract: things that happen to containers behind our back. */
 export interface FakeRuntimeControls {
@@ -13,12 +20,16 @@ export interface FakeRuntimeControls {
   containers(): ContainerObservation[];
   /** Names of the data volumes that exist now. */
   volumes(): string[];
-  /** The container dies (killed from outside, or at its memory limit with `oomKilled`). */
-  kill(containerId: string, exitCode?: number, oomKilled?: boolean): void;
+  /** The container dies (killed from outside, or at its memory limit with `oomKilled`), now or at `finishedAt`. */
+  kill(containerId: string, exitCode?: number, oomKilled?: boolean, finishedAt?: number): void;
   /** Someone runs `docker rm -f` on it. */
   removeBehindBack(containerId: string): void;
   /** A container with our labels appears that this control plane did not create in this process. */
   addContainer(sandboxId: string, state?: ContainerState): ContainerObservation;
+  /** The engine goes away for a moment: watchers get ENGINE_DISCONNECTED. */
+  disconnect(): void;
+  /** The container writes `text` to its log. */
+  writeLog(containerId: string, text: string): void;
   /** The next call of `verb` fails with `error`. */
   failNext(verb: Verb, error: Error): void;
   /** Creates wait until the returned function is called (a create "in flight"). */
@@ -37,13 +48,15 @@ export function createFakeRuntime(): FakeRuntime {
   const watchers = new Set<(event: RuntimeEvent) => void>();
   const failures = new Map<Verb, Error>();
   const calls: { verb: Verb; target: string }[] = [];
+  const logs = new Map<string, string>();
   /** The ports each container exposes, published again (on new host ports) at every start. */
   const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
   let held: Promise<void> | undefined;
   let nextHostPort = 40_000;
 
-  const emit = (sandboxId: string, action: string) => {
-    for (const watcher of watchers) queueMicrotask(() => watcher({ sandboxId, action }));
+  const emit = (container: Pick<ContainerObservation, 'sandboxId' | 'containerId'>, action: string) => {
+    const { sandboxId, containerId } = container;
+    for (const watcher of watchers) queueMicrotask(() => watcher({ sandboxId, containerId, action }));
   };
 
   /** Records the call, yields like real I/O would, and throws a failure planted with failNext. */
@@ -77,6 +90,8 @@ export function createFakeRuntime(): FakeRuntime {
       exitCode: null,
       oomKilled: false,
       hostPorts: state === 'running' || state === 'paused' ? publish(containerId) : {},
+      agentServerVersion: null,
+      finishedAt: null,
     };
     containers.set(containerId, container);
     return container;
@@ -96,8 +111,8 @@ export function createFakeRuntime(): FakeRuntime {
       if (same) return { ...same };
       volumes.add(request.dataVolume.name);
       const container = add(request.sandboxId, 'running', request.exposedPorts);
-      emit(request.sandboxId, 'create');
-      emit(request.sandboxId, 'start');
+      emit(container, 'create');
+      emit(container, 'start');
       return { ...container };
     },
 
@@ -108,8 +123,9 @@ export function createFakeRuntime(): FakeRuntime {
       container.state = 'running';
       container.exitCode = null;
       container.oomKilled = false;
+      container.finishedAt = null;
       container.hostPorts = publish(containerId);
-      emit(container.sandboxId, 'start');
+      emit(container, 'start');
     },
 
     async pause(containerId) {
@@ -118,7 +134,7 @@ export function createFakeRuntime(): FakeRuntime {
       if (container.state === 'paused') return;
       if (container.state !== 'running') throw new RuntimeError(`container ${containerId} is not running`, false);
       container.state = 'paused';
-      emit(container.sandboxId, 'pause');
+      emit(container, 'pause');
     },
 
     async unpause(containerId) {
@@ -126,7 +142,7 @@ export function createFakeRuntime(): FakeRuntime {
       const container = existing(containerId);
       if (container.state !== 'paused') return;
       container.state = 'running';
-      emit(container.sandboxId, 'unpause');
+      emit(container, 'unpause');
     },
 
     async remove(containerId) {
@@ -134,7 +150,7 @@ export function createFakeRuntime(): FakeRuntime {
       const container = containers.get(containerId);
       if (!container) return;
       containers.delete(containerId);
-      emit(container.sandboxId, 'destroy');
+      emit(container, 'destroy');
     },
 
     async removeVolume(name) {
@@ -153,6 +169,11 @@ export function createFakeRuntime(): FakeRuntime {
       return container && { ...container, hostPorts: { ...container.hostPorts } };
     },
 
+    async logs(containerId) {
+      await enter('logs', containerId);
+      return logs.get(containerId) ?? '';
+    },
+
     watch(onEvent) {
       watchers.add(onEvent);
       return () => watchers.delete(onEvent);
@@ -161,23 +182,32 @@ export function createFakeRuntime(): FakeRuntime {
     containers: () => [...containers.values()].map((c) => ({ ...c })),
     volumes: () => [...volumes],
 
-    kill(containerId, exitCode = 137, oomKilled = false) {
+    kill(containerId, exitCode = 137, oomKilled = false, finishedAt = Date.now()) {
       const container = existing(containerId);
       container.state = 'exited';
       container.exitCode = exitCode;
       container.oomKilled = oomKilled;
+      container.finishedAt = finishedAt;
       container.hostPorts = {};
-      emit(container.sandboxId, 'die');
+      emit(container, 'die');
     },
 
     removeBehindBack(containerId) {
       const container = existing(containerId);
       containers.delete(containerId);
-      emit(container.sandboxId, 'destroy');
+      emit(container, 'destroy');
     },
 
     addContainer(sandboxId, state = 'running') {
       return { ...add(sandboxId, state, [{ name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT }]) };
+    },
+
+    disconnect() {
+      for (const watcher of watchers) queueMicrotask(() => watcher({ sandboxId: '', containerId: '', action: ENGINE_DISCONNECTED }));
+    },
+
+    writeLog(containerId, text) {
+      logs.set(containerId, (logs.get(containerId) ?? '') + text);
     },
 
     failNext(verb, error) {

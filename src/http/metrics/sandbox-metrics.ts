@@ -22,11 +22,14 @@ export interface SandboxMetrics {
    * with no sandboxes so their series do not vanish.
    */
   setStatusCounts(read: () => SandboxStatusCounts | Promise<SandboxStatusCounts>): void;
+  /** Registers the function read at each scrape for `sandboxes_by_agent_server_version{version}`. */
+  setVersionCounts(read: () => Readonly<Record<string, number>> | Promise<Readonly<Record<string, number>>>): void;
 }
 
 /** Adds the control plane's sandbox metrics to `registry` (the one `createMetrics` made). */
 export function createSandboxMetrics(registry: Registry): SandboxMetrics {
   let readStatusCounts: (() => SandboxStatusCounts | Promise<SandboxStatusCounts>) | undefined;
+  let readVersionCounts: (() => Readonly<Record<string, number>> | Promise<Readonly<Record<string, number>>>) | undefined;
   // The registry keeps the gauge; it is only ever filled by its own collect().
   new Gauge({
     name: 'sandboxes',
@@ -38,6 +41,19 @@ export function createSandboxMetrics(registry: Registry): SandboxMetrics {
       const counts = await readStatusCounts();
       this.reset();
       for (const [status, count] of Object.entries(counts)) this.set({ status }, count);
+    },
+  });
+  // After an upgrade, shows how many sandboxes still run the previous agent-server.
+  new Gauge({
+    name: 'sandboxes_by_agent_server_version',
+    help: 'Live sandboxes by the agent-server version their container runs',
+    labelNames: ['version'],
+    registers: [registry],
+    async collect() {
+      if (readVersionCounts === undefined) return;
+      const counts = await readVersionCounts();
+      this.reset();
+      for (const [version, count] of Object.entries(counts)) this.set({ version }, count);
     },
   });
   const reconcileDuration = new Histogram({
@@ -71,6 +87,9 @@ export function createSandboxMetrics(registry: Registry): SandboxMetrics {
     countReconcileError: () => reconcileErrors.inc(),
     setStatusCounts: (read) => {
       readStatusCounts = read;
+    },
+    setVersionCounts: (read) => {
+      readVersionCounts = read;
     },
   };
 }

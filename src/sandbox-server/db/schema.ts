@@ -39,8 +39,9 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
 });
 
 /**
- * One row per sandbox. Intent (`desiredState`) is written by API handlers; everything observed
- * (`status`, `statusDetail`, `containerId`, `hostPorts`) is written only by the reconciler.
+ * One row per sandbox. Intent (`desiredState`, `restartGeneration`, `sessionApiKey`) is written by
+ * API handlers; everything observed (`status`, `statusDetail`, `containerId`, `hostPorts`,
+ * `observedGeneration`, `agentServerVersion`) is written only by the reconciler.
  * Deleted sandboxes keep their row (desiredState DELETED, `deletedAt` set once the container is
  * gone) so that a late Docker event or a restart never resurrects them.
  */
@@ -59,6 +60,14 @@ export const sandboxes = pgTable(
     containerId: text('container_id'),
     /** name -> host port on 127.0.0.1, read back from docker inspect. */
     hostPorts: jsonb('host_ports').$type<Record<string, number> | null>(),
+    /**
+     * Resuming an ERROR or MISSING sandbox raises this (with a new session key); the reconciler then
+     * replaces the sandbox's containers (its data volume stays) and records it in observedGeneration.
+     */
+    restartGeneration: integer('restart_generation').notNull().default(0),
+    observedGeneration: integer('observed_generation').notNull().default(0),
+    /** The agent-server version label of the sandbox's image, as its container shows it. */
+    agentServerVersion: text('agent_server_version'),
     lastActiveAt: timestamp('last_active_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

@@ -25,6 +25,11 @@ export const SandboxInfoSchema = z
     session_api_key: z.string().nullable(),
     exposed_urls: z.array(ExposedUrlSchema).nullable(),
     created_at: z.string().openapi({ format: 'date-time' }),
+    /**
+     * Our extension: the agent-server version the sandbox's container runs (package version and a
+     * hash of what its image was built from), or null for an image the control plane did not build.
+     */
+    agent_server_version: z.string().nullable(),
   })
   .openapi('SandboxInfo');
 export type SandboxInfo = z.infer<typeof SandboxInfoSchema>;

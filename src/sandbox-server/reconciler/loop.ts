@@ -3,7 +3,14 @@ import type { Database } from '../db/client.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs } from '../db/schema.js';
 import type { SandboxMetrics } from '../../http/metrics/index.js';
 import { type Logger, logger } from '../../logger.js';
-import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
+import {
+  type ContainerObservation,
+  type ContainerRequest,
+  ENGINE_DISCONNECTED,
+  type RuntimeEvent,
+  RuntimeError,
+  type SandboxRuntime,
+} from '../runtime/runtime.js';
 import { checkAgentServerAlive } from './alive.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { createLimiter, forEachLimited } from './limit.js';
@@ -27,6 +34,8 @@ export interface ReconcilerOptions {
   dataMountPath?: string;
   /** Pass durations, failures, and start / resume latencies, for /metrics. */
   metrics?: SandboxMetrics;
+  /** A running sandbox whose agent-server does not answer /alive for this long is ERROR. Default 300 s. */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -44,6 +53,13 @@ const CREATE_MEMORY_MS = 60_000;
 const STOP_WAIT_MS = 10_000;
 /** Retryable failures back off from 500 ms, doubling, up to 30 s. */
 const BACKOFF = { baseMs: 500, maxMs: 30_000 };
+
+/**
+ * An engine shutting down stops its containers before its API goes away (Docker gives each up to
+ * 10 s, then kills it): containers that finished this long before the engine was found gone, or
+ * later, were stopped by the engine rather than by a crash of their own.
+ */
+const ENGINE_SHUTDOWN_WINDOW_MS = 30_000;
 
 /** The queue's key for a pass over every sandbox (plus policies and orphans). */
 const EVERY_SANDBOX = Symbol('every sandbox');
@@ -68,6 +84,7 @@ export class Reconciler {
   private readonly dataMountPath: string;
   private readonly log: Logger;
   private readonly metrics: SandboxMetrics | undefined;
+  private readonly startTimeoutMs: number;
 
   private readonly queue: WorkQueue<WorkKey>;
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
@@ -79,6 +96,10 @@ export class Reconciler {
   private interval: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
   private draining = false;
+  /** Containers named by runtime events since a pass last looked at their sandbox, by sandbox. */
+  private readonly evented = new Map<string, Set<string>>();
+  /** When the engine was last found gone (its event stream ended, or it did not answer a listing). */
+  private engineLostAt: number | undefined;
   /** Serializes passes: reconcileOnce() and the loop's own passes queue here. */
   private passes: Promise<void> = Promise.resolve();
 
@@ -90,6 +111,7 @@ export class Reconciler {
     this.dataMountPath = options.dataMountPath ?? '/data';
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId });
     this.metrics = options.metrics;
+    this.startTimeoutMs = options.startTimeoutMs ?? 300_000;
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
     this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log);
   }
@@ -98,7 +120,7 @@ export class Reconciler {
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    this.stopWatching = this.runtime.watch((event) => this.kick(event.sandboxId || undefined));
+    this.stopWatching = this.runtime.watch((event) => this.onRuntimeEvent(event));
     this.interval = setInterval(() => this.kick(), this.intervalMs).unref();
     try {
       await this.reconcileOnce();
@@ -111,6 +133,21 @@ export class Reconciler {
   kick(sandboxId?: string): void {
     if (this.stopped) return;
     this.queue.add(sandboxId ?? EVERY_SANDBOX);
+  }
+
+  /**
+   * The engine's listing can lag its events (a container listed as running after its `die`), so the
+   * containers an event names are inspected by the pass it triggers instead of read from the listing.
+   */
+  private onRuntimeEvent(event: RuntimeEvent): void {
+    if (event.action === ENGINE_DISCONNECTED) this.engineLostAt ??= Date.now();
+    if (!event.sandboxId) return this.kick();
+    if (event.containerId) {
+      const containers = this.evented.get(event.sandboxId) ?? new Set<string>();
+      containers.add(event.containerId);
+      this.evented.set(event.sandboxId, containers);
+    }
+    this.kick(event.sandboxId);
   }
 
   /**
@@ -184,11 +221,15 @@ export class Reconciler {
   /** The engine or the database did not answer: keep the last known statuses, try again later. */
   private passFailed(error: unknown): void {
     this.metrics?.countReconcileError();
+    if (error instanceof RuntimeError && !error.final) this.engineLostAt ??= Date.now();
     const delay = this.queue.addRateLimited(EVERY_SANDBOX);
     this.log.warn({ err: error, retryInMs: delay }, 'reconcile pass failed');
   }
 
-  private async pass(only: Set<string> | undefined): Promise<void> {
+  private async pass(requested: Set<string> | undefined): Promise<void> {
+    // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
+    const engineLostAt = this.engineLostAt;
+    const only = engineLostAt === undefined ? requested : undefined;
     // List before reading rows: every container listed was created from a row committed earlier,
     // so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
@@ -203,16 +244,56 @@ export class Reconciler {
       list.push(container);
       bySandbox.set(container.sandboxId, list);
     }
+    await this.inspectEvented(entries, bySandbox);
+    const stoppedByEngine = engineLostAt === undefined ? new Set<string>() : await this.stoppedByEngine(entries, bySandbox, engineLostAt);
     const context: SandboxPassContext = {
       db: this.db,
       runtime: this.runtime,
       checkAlive: this.checkAlive,
       startCreate: (request) => this.startCreate(request),
       dataMountPath: this.dataMountPath,
+      startTimeoutMs: this.startTimeoutMs,
     };
-    await forEachLimited(entries, PASS_CONCURRENCY, (entry) => this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], listedAt, context));
+    await forEachLimited(entries, PASS_CONCURRENCY, (entry) =>
+      this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt, context),
+    );
     if (!only) await this.orphans.sweep(observed, new Set(entries.map((e) => e.row.id)), Date.now());
+    // Recovered, unless the engine went away again during this pass.
+    if (engineLostAt !== undefined && this.engineLostAt === engineLostAt) {
+      this.engineLostAt = undefined;
+      this.log.info({ sandboxes: stoppedByEngine.size }, 'engine is back; starting the sandboxes it stopped');
+    }
     this.metrics?.observeReconcile((performance.now() - started) / 1000);
+  }
+
+  /** Replaces the listing of each sandbox an event named by a fresh inspect of its containers. */
+  private async inspectEvented(entries: RowWithSpec[], bySandbox: Map<string, ContainerObservation[]>): Promise<void> {
+    const stale = entries.map((e) => e.row.id).filter((id) => this.evented.has(id));
+    await forEachLimited(stale, PASS_CONCURRENCY, async (sandboxId) => {
+      const named = this.evented.get(sandboxId) ?? new Set<string>();
+      this.evented.delete(sandboxId);
+      const ids = new Set([...named, ...(bySandbox.get(sandboxId) ?? []).map((c) => c.containerId)]);
+      const inspected = await Promise.all([...ids].map((id) => this.runtime.inspect(id)));
+      bySandbox.set(
+        sandboxId,
+        inspected.filter((c): c is ContainerObservation => c !== undefined && c.sandboxId === sandboxId),
+      );
+    });
+  }
+
+  /** Sandboxes wanted running whose container finished around the time the engine went away. */
+  private async stoppedByEngine(entries: RowWithSpec[], bySandbox: Map<string, ContainerObservation[]>, lostAt: number): Promise<Set<string>> {
+    const stopped = new Set<string>();
+    const candidates = entries.filter(({ row }) => {
+      const containers = bySandbox.get(row.id) ?? [];
+      return row.desiredState === 'RUNNING' && containers.length === 1 && containers[0]?.state === 'exited';
+    });
+    await forEachLimited(candidates, PASS_CONCURRENCY, async ({ row }) => {
+      const listed = bySandbox.get(row.id)?.[0];
+      const container = listed && (await this.runtime.inspect(listed.containerId));
+      if (container?.finishedAt != null && container.finishedAt >= lostAt - ENGINE_SHUTDOWN_WINDOW_MS) stopped.add(row.id);
+    });
+    return stopped;
   }
 
   private async loadRows(only: Set<string> | undefined): Promise<RowWithSpec[]> {
@@ -235,7 +316,13 @@ export class Reconciler {
     }
   }
 
-  private async reconcileRow(entry: RowWithSpec, containers: ContainerObservation[], listedAt: number, context: SandboxPassContext): Promise<void> {
+  private async reconcileRow(
+    entry: RowWithSpec,
+    containers: ContainerObservation[],
+    stoppedByEngine: boolean,
+    listedAt: number,
+    context: SandboxPassContext,
+  ): Promise<void> {
     const { row } = entry;
     // A sandbox backing off waits out its back-off whoever asks, so a burst of events cannot
     // hammer a failing engine; the queue holds it until then.
@@ -244,7 +331,7 @@ export class Reconciler {
 
     const now = Date.now();
     const create = this.creates.view(row.id, listedAt, now, containers.length > 0);
-    const result = await reconcileSandbox({ ...entry, containers, create }, context);
+    const result = await reconcileSandbox({ ...entry, containers, create, stoppedByEngine }, context);
     this.observeArrival(row, result.status, now);
 
     if (result.error) {
@@ -299,6 +386,7 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     removeVolume: (name) => limit(() => runtime.removeVolume(name)),
     list: () => runtime.list(),
     inspect: (containerId) => runtime.inspect(containerId),
+    logs: (containerId, lines) => runtime.logs(containerId, lines),
     watch: (onEvent) => runtime.watch(onEvent),
   };
 }

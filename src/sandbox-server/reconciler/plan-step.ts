@@ -9,7 +9,9 @@ export type Step =
   | { kind: 'pause'; containerId: string }
   | { kind: 'unpause'; containerId: string }
   /** Remove every container of the sandbox and its data volume; the row is then finished. */
-  | { kind: 'remove'; containerIds: string[] };
+  | { kind: 'remove'; containerIds: string[] }
+  /** Remove the sandbox's containers but keep its data volume; the next pass creates a new one. */
+  | { kind: 'restart'; containerIds: string[] };
 
 export interface PlanInput {
   desired: DesiredState;
@@ -17,6 +19,10 @@ export interface PlanInput {
   creating: boolean;
   hadContainer: boolean;
   previousStatus: SandboxStatus;
+  /** A resume asked for a new generation (the sandbox was ERROR or MISSING) not yet acted on. */
+  restartRequested: boolean;
+  /** The container stopped because its engine went down (dockerd restarted), not on its own. */
+  stoppedByEngine: boolean;
 }
 
 export function planStep(input: PlanInput): Step {
@@ -25,6 +31,10 @@ export function planStep(input: PlanInput): Step {
     // Removing now would race the create that is about to land; the next pass removes it.
     if (input.creating) return { kind: 'none' };
     return { kind: 'remove', containerIds: containers.map((c) => c.containerId) };
+  }
+  // The old generation goes first, once a create still under way has landed.
+  if (input.restartRequested) {
+    return input.creating ? { kind: 'none' } : { kind: 'restart', containerIds: containers.map((c) => c.containerId) };
   }
   // Two containers claiming one sandbox are reported, never guessed between.
   if (containers.length > 1) return { kind: 'none' };
@@ -44,9 +54,10 @@ export function planStep(input: PlanInput): Step {
     case 'paused':
       return { kind: 'unpause', containerId };
     case 'exited':
-      // Resuming a sandbox whose container stopped while paused starts it again; a container that
-      // died while wanted running stays ERROR (restarting it would hide the crash).
-      return input.previousStatus === 'PAUSED' ? { kind: 'start', containerId } : { kind: 'none' };
+      // Resuming a sandbox whose container stopped while paused starts it again, and so does the
+      // engine coming back after it stopped everything; a container that died on its own while
+      // wanted running stays ERROR (restarting it would hide the crash).
+      return input.previousStatus === 'PAUSED' || input.stoppedByEngine ? { kind: 'start', containerId } : { kind: 'none' };
     default:
       return { kind: 'none' };
   }

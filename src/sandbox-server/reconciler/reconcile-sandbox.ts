@@ -9,7 +9,7 @@ import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { containerRequestFor, dataVolumeNameFor } from './container-request.js';
 import type { CreateView } from './creates-in-flight.js';
 import { planStep, type Step } from './plan-step.js';
-import { computeStatus } from './status.js';
+import { computeStatus, WAITING_FOR_ALIVE } from './status.js';
 
 export interface SandboxPassInput {
   row: SandboxRow;
@@ -17,6 +17,8 @@ export interface SandboxPassInput {
   /** The containers carrying this sandbox's label in the pass's listing. */
   containers: ContainerObservation[];
   create: CreateView;
+  /** Its container stopped because the engine went down (see Reconciler), so it may be started again. */
+  stoppedByEngine: boolean;
 }
 
 export interface SandboxPassContext {
@@ -26,6 +28,8 @@ export interface SandboxPassContext {
   /** Starts a create in the background; its outcome reaches a later pass through CreateView. */
   startCreate: (request: ContainerRequest) => void;
   dataMountPath: string;
+  /** A running container whose agent-server has not answered /alive for this long is ERROR. */
+  startTimeoutMs: number;
 }
 
 /** What a pass asks of the queue, as a controller-runtime Reconcile returns a Result. */
@@ -45,8 +49,15 @@ const ALIVE_FAST_FOR_MS = 5_000;
 const ALIVE_FAST_MS = 100;
 const ALIVE_SLOW_MS = 1_000;
 
+/** How much of its log a sandbox that never answered shows in its status_detail. */
+const LOG_TAIL_LINES = 20;
+const LOG_LINE_MAX_CHARS = 300;
+
 /** The observed columns of a row, the only ones the reconciler writes. */
-type Observed = Pick<SandboxRow, 'status' | 'statusDetail' | 'containerId' | 'hostPorts' | 'deletedAt'>;
+type Observed = Pick<
+  SandboxRow,
+  'status' | 'statusDetail' | 'containerId' | 'hostPorts' | 'deletedAt' | 'observedGeneration' | 'agentServerVersion'
+>;
 
 /**
  * One pass for one sandbox: from what the listing shows, take one idempotent step toward the
@@ -55,15 +66,25 @@ type Observed = Pick<SandboxRow, 'status' | 'statusDetail' | 'containerId' | 'ho
 export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPassContext): Promise<SandboxPassResult> {
   const { row, spec, containers, create } = input;
   const desired = row.desiredState;
-  const hadContainer = row.containerId !== null || create.landedContainerId !== undefined;
+  let hadContainer = row.containerId !== null || create.landedContainerId !== undefined;
+  let previous = { status: row.status, detail: row.statusDetail };
   // A create that just failed is judged first: final is recorded, retryable waits for back-off.
   const step: Step = create.error
     ? { kind: 'none' }
-    : planStep({ desired, containers, creating: create.creating, hadContainer, previousStatus: row.status });
+    : planStep({
+        desired,
+        containers,
+        creating: create.creating,
+        hadContainer,
+        previousStatus: row.status,
+        restartRequested: row.restartGeneration > row.observedGeneration,
+        stoppedByEngine: input.stoppedByEngine,
+      });
 
   let container: ContainerObservation | null = containers.length === 1 ? (containers[0] ?? null) : null;
   let creating = create.creating;
   let finished = false;
+  let restarted = false;
   let failure = create.error?.final ? create.error.message : null;
   let retryable = create.error && !create.error.final ? create.error : null;
   if (containers.length > 1 && desired !== 'DELETED') {
@@ -100,6 +121,15 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
         container = null;
         finished = true;
         break;
+      case 'restart':
+        for (const containerId of step.containerIds) await ctx.runtime.remove(containerId);
+        container = null;
+        restarted = true;
+        // A new generation starts afresh: nothing it had before counts against it.
+        hadContainer = false;
+        previous = { status: 'STARTING', detail: null };
+        failure = null;
+        break;
     }
   } catch (error) {
     const runtimeError = error instanceof RuntimeError ? error : new RuntimeError(String(error), false);
@@ -108,27 +138,58 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
   }
 
   const alive = container?.state === 'running' && !finished && (await isAlive(row, spec, container, step, ctx));
+  if (container?.state === 'running' && !alive && !failure && waitedForAlive(row, previous.status) >= ctx.startTimeoutMs) {
+    failure = await neverAnswered(ctx, container.containerId);
+  }
   const { status, detail } = computeStatus({
     desired,
     container,
     alive,
     creating,
     hadContainer,
-    previous: { status: row.status, detail: row.statusDetail },
+    previous,
     failure,
     retrying: retryable?.message ?? null,
   });
   await writeIfChanged(ctx.db, row, {
     status,
     statusDetail: detail,
-    containerId: container?.containerId ?? create.landedContainerId ?? row.containerId,
+    containerId: restarted ? null : (container?.containerId ?? create.landedContainerId ?? row.containerId),
     hostPorts: container && Object.keys(container.hostPorts).length > 0 ? container.hostPorts : null,
     deletedAt: finished ? new Date() : null,
+    observedGeneration: restarted ? row.restartGeneration : row.observedGeneration,
+    agentServerVersion: container ? container.agentServerVersion : row.agentServerVersion,
   });
   const result: SandboxPassResult = { status };
   if (retryable) result.error = retryable;
+  // The new generation is created by the next pass, at once.
+  else if (restarted) result.requeueAfterMs = 0;
   else if (status === 'STARTING' && !creating) result.requeueAfterMs = aliveRecheckDelay(row, status);
   return result;
+}
+
+/** How long the sandbox has been waiting for its agent-server (0 if it only starts waiting now). */
+function waitedForAlive(row: SandboxRow, previousStatus: SandboxStatus): number {
+  // updatedAt moves with every observed change, so it marks when the wait for /alive began.
+  if (previousStatus !== 'STARTING' || row.statusDetail !== WAITING_FOR_ALIVE) return 0;
+  return Date.now() - row.updatedAt.getTime();
+}
+
+/** The status_detail of a sandbox given up on, with the end of its log to say why. */
+async function neverAnswered(ctx: SandboxPassContext, containerId: string): Promise<string> {
+  const seconds = Math.round(ctx.startTimeoutMs / 1000);
+  let tail: string;
+  try {
+    tail = (await ctx.runtime.logs(containerId, LOG_TAIL_LINES))
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => (line.length > LOG_LINE_MAX_CHARS ? `${line.slice(0, LOG_LINE_MAX_CHARS)}...` : line))
+      .join('\n');
+  } catch (error) {
+    tail = `(its log could not be read: ${error instanceof Error ? error.message : String(error)})`;
+  }
+  const said = tail ? `; its last log lines:\n${tail}` : '; its log is empty';
+  return `the agent-server did not answer /alive within ${seconds} s (SANDBOX_START_TIMEOUT_SECONDS)${said}`;
 }
 
 /** How soon to ask again: often while the sandbox has only just begun to start, then calmly. */
@@ -163,6 +224,8 @@ async function writeIfChanged(db: Database, row: SandboxRow, next: Observed): Pr
     row.status === next.status &&
     row.statusDetail === next.statusDetail &&
     row.containerId === next.containerId &&
+    row.observedGeneration === next.observedGeneration &&
+    row.agentServerVersion === next.agentServerVersion &&
     sameHostPorts(row.hostPorts, next.hostPorts) &&
     (row.deletedAt === null) === (next.deletedAt === null);
   if (unchanged) return;

@@ -19,6 +19,9 @@ export interface StatusInput {
   retrying: string | null;
 }
 
+/** The detail of a sandbox whose container runs while its agent-server does not answer yet. */
+export const WAITING_FOR_ALIVE = 'waiting for the agent-server to answer /alive';
+
 export interface ObservedStatus {
   status: SandboxStatus;
   detail: string | null;
@@ -50,7 +53,10 @@ function baseStatus(input: StatusInput): ObservedStatus {
   }
   switch (container.state) {
     case 'running':
-      return input.alive ? { status: 'RUNNING', detail: null } : { status: 'STARTING', detail: 'waiting for the agent-server to answer /alive' };
+      if (input.alive) return { status: 'RUNNING', detail: null };
+      // Given up on (it never answered in time): it stays ERROR until it answers after all.
+      if (input.previous.status === 'ERROR') return input.previous;
+      return { status: 'STARTING', detail: WAITING_FOR_ALIVE };
     case 'paused':
       return { status: 'PAUSED', detail: null };
     case 'created':

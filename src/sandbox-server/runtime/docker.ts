@@ -5,6 +5,8 @@ import { logger } from '../../logger.js';
 import {
   type ContainerObservation,
   type ContainerRequest,
+  ENGINE_DISCONNECTED,
+  LABEL_AGENT_SERVER_VERSION,
   LABEL_INSTANCE,
   LABEL_PORT_PREFIX,
   LABEL_SANDBOX_ID,
@@ -163,6 +165,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
 
     inspect,
 
+    async logs(containerId, lines) {
+      try {
+        const output = await docker.getContainer(containerId).logs({ stdout: true, stderr: true, tail: lines, follow: false });
+        return demultiplexLogs(Buffer.from(output));
+      } catch (error) {
+        if (statusCodeOf(error) === 404) return '';
+        throw toRuntimeError(error, 'logs');
+      }
+    },
+
     watch(onEvent) {
       let stopped = false;
       let stream: NodeJS.ReadableStream | undefined;
@@ -183,6 +195,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
           });
           if (stopped) return destroyStream(events);
           stream = events;
+          // Reported once per stream that was up: the engine (or our way to it) went away.
+          const lost = () => {
+            if (stream !== events) return;
+            stream = undefined;
+            if (!stopped) onEvent({ sandboxId: '', containerId: '', action: ENGINE_DISCONNECTED });
+            reconnect();
+          };
           let buffered = '';
           events.on('data', (chunk: Buffer) => {
             buffered += chunk.toString('utf8');
@@ -193,9 +212,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
               if (event) onEvent(event);
             }
           });
-          events.on('error', reconnect);
-          events.on('close', reconnect);
-          events.on('end', reconnect);
+          events.on('error', lost);
+          events.on('close', lost);
+          events.on('end', lost);
         } catch (error) {
           log.warn({ err: error }, 'docker event stream unavailable; retrying');
           reconnect();
@@ -278,6 +297,8 @@ function observationFromInspect(info: Docker.ContainerInspectInfo): ContainerObs
     exitCode: state === 'exited' || state === 'dead' ? info.State.ExitCode : null,
     oomKilled: info.State.OOMKilled === true,
     hostPorts,
+    agentServerVersion: labels[LABEL_AGENT_SERVER_VERSION] ?? null,
+    finishedAt: state === 'exited' || state === 'dead' ? Date.parse(info.State.FinishedAt) || null : null,
   };
 }
 
@@ -298,6 +319,8 @@ function observationFromListing(info: Docker.ContainerInfo): ContainerObservatio
     // Not in the listing; list() inspects the few stopped containers to fill it in.
     oomKilled: false,
     hostPorts,
+    agentServerVersion: info.Labels[LABEL_AGENT_SERVER_VERSION] ?? null,
+    finishedAt: null,
   };
 }
 
@@ -318,11 +341,30 @@ function exitCodeFromStatus(status: string): number | null {
   return match?.[1] === undefined ? null : Number(match[1]);
 }
 
+/**
+ * A container without a TTY sends its logs as frames: one byte naming the stream, three zero
+ * bytes, a big-endian 32-bit length, then that many bytes. The text is what the frames carry.
+ */
+export function demultiplexLogs(output: Buffer): string {
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  while (offset + 8 <= output.length) {
+    const length = output.readUInt32BE(offset + 4);
+    chunks.push(output.subarray(offset + 8, offset + 8 + length));
+    offset += 8 + length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function parseEvent(line: string): RuntimeEvent | undefined {
   if (!line.trim()) return undefined;
   try {
-    const event = JSON.parse(line) as { Action?: string; status?: string; Actor?: { Attributes?: Record<string, string> } };
-    return { sandboxId: event.Actor?.Attributes?.[LABEL_SANDBOX_ID] ?? '', action: event.Action ?? event.status ?? '' };
+    const event = JSON.parse(line) as { Action?: string; status?: string; id?: string; Actor?: { ID?: string; Attributes?: Record<string, string> } };
+    return {
+      sandboxId: event.Actor?.Attributes?.[LABEL_SANDBOX_ID] ?? '',
+      containerId: event.Actor?.ID ?? event.id ?? '',
+      action: event.Action ?? event.status ?? '',
+    };
   } catch {
     return undefined;
   }

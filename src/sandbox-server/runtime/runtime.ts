@@ -12,6 +12,8 @@ export const LABEL_SPEC_ID = 'sandbox-server.spec';
 export const LABEL_INSTANCE = 'sandbox-server.instance';
 /** `sandbox-server.port.<name>=<container port>`: lets an observation name its published ports. */
 export const LABEL_PORT_PREFIX = 'sandbox-server.port.';
+/** Set on the agent-server image we build (containers inherit it): which agent-server it runs. */
+export const LABEL_AGENT_SERVER_VERSION = 'sandbox-server.agent-server-version';
 
 export interface ContainerObservation {
   containerId: string;
@@ -22,6 +24,10 @@ export interface ContainerObservation {
   oomKilled: boolean;
   /** container port name -> host port on 127.0.0.1 */
   hostPorts: Record<string, number>;
+  /** The LABEL_AGENT_SERVER_VERSION of its image; null for images we did not build. */
+  agentServerVersion: string | null;
+  /** When it last stopped (ms since the epoch), from inspect; null while it runs or from a listing. */
+  finishedAt: number | null;
 }
 
 export interface ContainerRequest {
@@ -41,8 +47,13 @@ export interface ContainerRequest {
   dataVolume: { name: string; mountPath: string };
 }
 
+/** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
+export const ENGINE_DISCONNECTED = 'engine-disconnected';
+
 export interface RuntimeEvent {
   sandboxId: string;
+  /** The container the event is about. */
+  containerId: string;
   action: string;
 }
 
@@ -76,6 +87,11 @@ export interface SandboxRuntime {
   /** Every container carrying our instance label. */
   list(): Promise<ContainerObservation[]>;
   inspect(containerId: string): Promise<ContainerObservation | undefined>;
-  /** Lifecycle events of our containers; the returned function stops the stream. */
+  /** The last `lines` lines the container wrote (stdout and stderr interleaved); '' when it is gone. */
+  logs(containerId: string, lines: number): Promise<string>;
+  /**
+   * Lifecycle events of our containers, and ENGINE_DISCONNECTED when the engine went away (it
+   * reconnects by itself); the returned function stops the stream.
+   */
   watch(onEvent: (event: RuntimeEvent) => void): () => void;
 }

@@ -10,6 +10,8 @@ function plan(desired: DesiredState, states: ContainerState[], extra: Partial<Pl
     creating: false,
     hadContainer: false,
     previousStatus: 'STARTING',
+    restartRequested: false,
+    stoppedByEngine: false,
     ...extra,
   });
 }
@@ -52,6 +54,19 @@ describe('planStep', () => {
   it('waits for an in-flight create before deleting, then removes everything of the sandbox', () => {
     expect(plan('DELETED', [], { creating: true })).toEqual({ kind: 'none' });
     expect(plan('DELETED', ['running', 'exited'])).toEqual({ kind: 'remove', containerIds: ['c0', 'c1'] });
+  });
+
+  it('replaces every container of a sandbox asked to restart, once no create is in flight, but not when deleted', () => {
+    expect(plan('RUNNING', ['exited'], { previousStatus: 'ERROR', restartRequested: true })).toEqual({ kind: 'restart', containerIds: ['c0'] });
+    expect(plan('RUNNING', ['running', 'running'], { restartRequested: true })).toEqual({ kind: 'restart', containerIds: ['c0', 'c1'] });
+    expect(plan('RUNNING', [], { previousStatus: 'MISSING', hadContainer: true, restartRequested: true })).toEqual({ kind: 'restart', containerIds: [] });
+    expect(plan('RUNNING', [], { restartRequested: true, creating: true })).toEqual({ kind: 'none' });
+    expect(plan('DELETED', ['exited'], { restartRequested: true })).toEqual({ kind: 'remove', containerIds: ['c0'] });
+  });
+
+  it('starts a container the engine stopped when it went down, but not one that died on its own', () => {
+    expect(plan('RUNNING', ['exited'], { previousStatus: 'ERROR', stoppedByEngine: true })).toEqual({ kind: 'start', containerId: 'c0' });
+    expect(plan('RUNNING', ['exited'], { previousStatus: 'RUNNING', stoppedByEngine: false })).toEqual({ kind: 'none' });
   });
 
   it('takes no step when two containers claim one live sandbox', () => {

@@ -255,6 +255,76 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(fake.containers()).toHaveLength(1);
   });
 
+  it('replaces the container of a sandbox given a new restart generation, keeping its volume and passing its new key', async () => {
+    const requests: Parameters<SandboxRuntime['create']>[0][] = [];
+    const recording: SandboxRuntime = { ...fake, create: (request) => (requests.push(request), fake.create(request)) };
+    const sandbox = await newSandbox();
+    const r = reconciler({ runtime: recording });
+    await passes(r, 2);
+    const first = fake.containers()[0]!;
+    fake.kill(first.containerId, 1);
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('ERROR');
+
+    await handle.db.update(sandboxes).set({ restartGeneration: 1, sessionApiKey: 'the-new-key' }).where(eq(sandboxes.id, sandbox.id));
+    await passes(r, 3);
+
+    const [second] = fake.containers();
+    expect(second?.containerId).not.toBe(first.containerId);
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING', containerId: second?.containerId, observedGeneration: 1 });
+    expect(callsOf('removeVolume')).toEqual([]);
+    expect(fake.volumes()).toEqual([dataVolumeNameFor(sandbox.id)]);
+    expect(requests.map((request) => request.env.OH_SESSION_API_KEYS_0)).toEqual([sandbox.sessionApiKey, 'the-new-key']);
+
+    const changesBefore = changes().length;
+    await passes(r, 3);
+    expect(changes()).toHaveLength(changesBefore);
+  });
+
+  it('turns a sandbox whose agent-server never answers ERROR after the start timeout, with its last log lines, until it answers', async () => {
+    let alive = false;
+    const sandbox = await newSandbox();
+    const r = reconciler({ checkAlive: async () => alive, startTimeoutMs: 200 });
+    await passes(r, 2);
+    fake.writeLog(fake.containers()[0]!.containerId, 'booting\nError: cannot listen on 8000\n');
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('STARTING');
+
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await passes(r, 1);
+    const failed = await readSandbox(handle.db, sandbox.id);
+    expect(failed.status).toBe('ERROR');
+    expect(failed.statusDetail).toBe(
+      'the agent-server did not answer /alive within 0 s (SANDBOX_START_TIMEOUT_SECONDS); its last log lines:\nbooting\nError: cannot listen on 8000',
+    );
+    await passes(r, 2);
+    expect(await readSandbox(handle.db, sandbox.id)).toEqual(failed);
+
+    alive = true;
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING');
+  });
+
+  it('starts again the containers its engine stopped when it went away, but not one that died on its own', async () => {
+    const crashed = await newSandbox();
+    const r = reconciler();
+    await r.start();
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, crashed.id)).status).toBe('RUNNING'));
+    // Long enough before the engine went away not to be its doing.
+    fake.kill(fake.containers()[0]!.containerId, 137, false, Date.now() - 120_000);
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, crashed.id)).status).toBe('ERROR'));
+
+    const stopped = await newSandbox();
+    r.kick(stopped.id);
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, stopped.id)).status).toBe('RUNNING'));
+    const container = fake.containers().find((c) => c.sandboxId === stopped.id)!;
+    fake.kill(container.containerId, 143);
+    fake.disconnect();
+
+    await vi.waitFor(() => expect(callsOf('start').map((c) => c.target)).toEqual([container.containerId]));
+    await vi.waitFor(async () => expect(await readSandbox(handle.db, stopped.id)).toMatchObject({ status: 'RUNNING', containerId: container.containerId }));
+    expect((await readSandbox(handle.db, crashed.id)).status).toBe('ERROR');
+  });
+
   it('reports two containers claiming one sandbox as ERROR and removes neither', async () => {
     const sandbox = await newSandbox();
     fake.addContainer(sandbox.id);

@@ -41,6 +41,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
         session_api_key: null,
         exposed_urls: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        agent_server_version: null,
       });
       const [row] = await t.handle.db.select().from(sandboxes).where(eq(sandboxes.id, body.id));
       expect(row?.desiredState).toBe('RUNNING');
@@ -255,6 +256,24 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       await t.call('POST', `/api/v1/sandboxes/${id}/resume`);
       const [row] = await t.handle.db.select().from(sandboxes).where(eq(sandboxes.id, id));
       expect(row?.lastActiveAt.getTime()).toBeGreaterThan(old.getTime());
+    });
+
+    it('resume starts an ERROR or MISSING sandbox afresh: a new restart generation and a new session key', async () => {
+      const row = async (id: string) => (await t.handle.db.select().from(sandboxes).where(eq(sandboxes.id, id)))[0]!;
+      const id = await start();
+      const first = await row(id);
+      await t.call('POST', `/api/v1/sandboxes/${id}/resume`);
+      expect(await row(id)).toMatchObject({ restartGeneration: 0, sessionApiKey: first.sessionApiKey });
+
+      for (const [status, generation] of [['ERROR', 1], ['MISSING', 2]] as const) {
+        const before = await row(id);
+        await t.handle.db.update(sandboxes).set({ status }).where(eq(sandboxes.id, id));
+        expect(await t.call('POST', `/api/v1/sandboxes/${id}/resume`)).toEqual({ status: 200, body: { success: true } });
+        const after = await row(id);
+        expect(after).toMatchObject({ desiredState: 'RUNNING', restartGeneration: generation });
+        expect(after.sessionApiKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(after.sessionApiKey).not.toBe(before.sessionApiKey);
+      }
     });
 
     it('answer 404 for an unknown sandbox', async () => {

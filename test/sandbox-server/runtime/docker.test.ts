@@ -150,6 +150,16 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
     }
   });
 
+  it("reads the last lines of a container's log, stdout and stderr together", async () => {
+    const script = 'for i in 1 2 3 4 5 6; do echo line $i; done; sleep 0.5; echo "cannot listen" >&2; exec sleep 600';
+    const container = await runtime.create({ ...request(), command: ['sh', '-c', script] });
+    await vi.waitFor(async () => expect(await runtime.logs(container.containerId, 3)).toBe('line 5\nline 6\ncannot listen\n'), {
+      timeout: 10_000,
+      interval: 100,
+    });
+    expect(await runtime.logs('no-such-container', 3)).toBe('');
+  });
+
   it('reports lifecycle events of its own containers only', async () => {
     const events: RuntimeEvent[] = [];
     const stop = runtime.watch((event) => events.push(event));
@@ -163,7 +173,7 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
           async () => {
             await runtime.pause(mine.containerId);
             await runtime.unpause(mine.containerId);
-            expect(events).toContainEqual({ sandboxId: mine.sandboxId, action: 'pause' });
+            expect(events).toContainEqual({ sandboxId: mine.sandboxId, containerId: mine.containerId, action: 'pause' });
           },
           { timeout: 10_000, interval: 200 },
         );

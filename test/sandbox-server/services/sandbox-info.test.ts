@@ -12,6 +12,9 @@ const row: SandboxRow = {
   sessionApiKey: 'secret-key',
   containerId: null,
   hostPorts: null,
+  restartGeneration: 0,
+  observedGeneration: 0,
+  agentServerVersion: '0.1.0+0123456789ab',
   lastActiveAt: new Date('2030-01-01T00:00:00Z'),
   createdAt: new Date('2030-01-01T00:00:00.123Z'),
   updatedAt: new Date('2030-01-01T00:00:00Z'),
@@ -30,6 +33,7 @@ describe('toSandboxInfo', () => {
         session_api_key: null,
         exposed_urls: null,
         created_at: '2030-01-01T00:00:00.123Z',
+        agent_server_version: '0.1.0+0123456789ab',
       });
     }
   });

@@ -16,6 +16,7 @@ export function toSandboxInfo(row: SandboxRow): SandboxInfo {
     session_api_key: running ? row.sessionApiKey : null,
     exposed_urls: running && row.hostPorts ? exposedUrls(row.hostPorts) : null,
     created_at: row.createdAt.toISOString(),
+    agent_server_version: row.agentServerVersion,
   };
 }
 
