@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
+import { LABEL_AGENT_SERVER_VERSION, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
-import { buildE2eImage, type E2eControlPlane, startE2eControlPlane } from './harness.js';
+import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
 const docker = await connectDocker();
 const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -49,6 +49,10 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ status: 'STARTING', session_api_key: null, exposed_urls: null });
     const running = await cp.sandboxUntil(started.body.id, 'RUNNING');
+    // The version the image was built with, as the sandbox's own container shows it.
+    const image = await engine.getImage(E2E_IMAGE).inspect();
+    expect(running.agent_server_version).toMatch(/^\d+\.\d+\.\d+\+[0-9a-f]{12}$/);
+    expect(running.agent_server_version).toBe(image.Config.Labels?.[LABEL_AGENT_SERVER_VERSION]);
     const agentUrl: string = running.exposed_urls.find((u: { name: string }) => u.name === 'AGENT_SERVER').url;
     const [container] = await containersOf(running.id);
     expect((await engine.getContainer(container!.Id).inspect()).HostConfig.Runtime).toBe(runtime);

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
+import { LABEL_AGENT_SERVER_VERSION } from '../runtime/runtime.js';
 
 export interface AgentServerImageOptions {
   docker?: Docker;
@@ -23,19 +26,24 @@ const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x
 /**
  * Builds the agent-server image from the package's Dockerfile. The context is only the Dockerfile
  * and the bundle (plus its source map): the program is bundled on the host, so the build copies
- * one file onto a base that already has node, and needs no network.
+ * one file onto a base that already has node, and needs no network. The image is labelled with
+ * its agent-server version (see agentServerVersion). Returns that version.
  */
-export async function buildAgentServerImage(options: AgentServerImageOptions): Promise<void> {
+export async function buildAgentServerImage(options: AgentServerImageOptions): Promise<string> {
   const docker = options.docker ?? new Docker();
   const contextDir = options.contextDir ?? findPackageRoot();
-  if (!existsSync(join(contextDir, BUNDLE))) {
-    throw new Error(`${join(contextDir, BUNDLE)} is missing: run \`npm run build\` before building the agent-server image`);
-  }
-  const optional = [`${BUNDLE}.map`, ...SWAGGER_UI_FILES].filter((file) => existsSync(join(contextDir, file)));
-  const src = ['Dockerfile', BUNDLE, ...optional];
+  const src = buildContextFiles(contextDir);
+  const version = await agentServerVersion(docker, contextDir, src, options.baseImage);
   const stream = await docker.buildImage(
     { context: contextDir, src },
-    { t: options.tag, target: 'agent-server', buildargs: { BASE_IMAGE: options.baseImage }, rm: true, forcerm: true },
+    {
+      t: options.tag,
+      target: 'agent-server',
+      buildargs: { BASE_IMAGE: options.baseImage },
+      labels: { [LABEL_AGENT_SERVER_VERSION]: version },
+      rm: true,
+      forcerm: true,
+    },
   );
   const output = await new Promise<BuildEvent[]>((resolve, reject) => {
     docker.modem.followProgress(
@@ -49,19 +57,74 @@ export async function buildAgentServerImage(options: AgentServerImageOptions): P
   // The engine reports a failed build inside the stream, not as an HTTP error.
   const failure = output.find((event) => event.error);
   if (failure) throw new Error(`building ${options.tag} failed: ${failure.errorDetail?.message ?? failure.error}`);
+  return version;
 }
 
-/** Builds the image unless the tag already exists. */
-export async function ensureAgentServerImage(options: AgentServerImageOptions): Promise<'present' | 'built'> {
+/**
+ * Makes the tag hold the agent-server this program carries: built when missing, rebuilt when the
+ * image we built earlier came from other inputs (an upgraded control plane brings a new bundle),
+ * left alone when it is current or was not built by us (an operator's own image under that tag).
+ */
+export async function ensureAgentServerImage(options: AgentServerImageOptions): Promise<'present' | 'built' | 'rebuilt'> {
   const docker = options.docker ?? new Docker();
+  let labels: Record<string, string> | undefined;
   try {
-    await docker.getImage(options.tag).inspect();
-    return 'present';
+    labels = (await docker.getImage(options.tag).inspect()).Config.Labels ?? {};
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode !== 404) throw error;
   }
-  await buildAgentServerImage({ ...options, docker });
-  return 'built';
+  if (!labels) {
+    await buildAgentServerImage({ ...options, docker });
+    return 'built';
+  }
+  const built = labels[LABEL_AGENT_SERVER_VERSION];
+  if (built === undefined) return 'present';
+  const contextDir = options.contextDir ?? findPackageRoot();
+  if (built === (await agentServerVersion(docker, contextDir, buildContextFiles(contextDir), options.baseImage))) return 'present';
+  await buildAgentServerImage({ ...options, docker, contextDir });
+  return 'rebuilt';
+}
+
+/** The files the build sends: the Dockerfile, the bundle, and what of its companions exists. */
+function buildContextFiles(contextDir: string): string[] {
+  if (!existsSync(join(contextDir, BUNDLE))) {
+    throw new Error(`${join(contextDir, BUNDLE)} is missing: run \`npm run build\` before building the agent-server image`);
+  }
+  const optional = [`${BUNDLE}.map`, ...SWAGGER_UI_FILES].filter((file) => existsSync(join(contextDir, file)));
+  return ['Dockerfile', BUNDLE, ...optional];
+}
+
+/**
+ * `<package version>+<12 hex digits>`: the digits hash everything that goes into the image (each
+ * context file's name and bytes, and the base image's id, or its name while it is not pulled), so
+ * two images carry the same version exactly when they were built from the same inputs.
+ */
+async function agentServerVersion(docker: Docker, contextDir: string, files: string[], baseImage: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const bytes = await readFile(join(contextDir, file));
+    hash.update(`${file}\0${bytes.length}\0`).update(bytes);
+  }
+  hash.update(`base\0${await imageIdOf(docker, baseImage)}`);
+  return `${await packageVersionOf(contextDir)}+${hash.digest('hex').slice(0, 12)}`;
+}
+
+async function imageIdOf(docker: Docker, image: string): Promise<string> {
+  try {
+    return (await docker.getImage(image).inspect()).Id;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    return image;
+  }
+}
+
+async function packageVersionOf(contextDir: string): Promise<string> {
+  try {
+    const { version } = JSON.parse(await readFile(join(contextDir, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
 }
 
 interface BuildEvent {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { buildAgentServerImage, ensureAgentServerImage } from '../../../src/sandbox-server/image/index.js';
 import { type ContainerRequest, createDockerRuntime } from '../../../src/sandbox-server/runtime/index.js';
+import { LABEL_AGENT_SERVER_VERSION } from '../../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
 
 const docker = await connectDocker();
@@ -105,6 +106,32 @@ describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
 
     expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('built');
     expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('present');
+  });
+
+  it('rebuilds an image it built from other inputs, labelled with the new version, and leaves an image it did not build alone', async () => {
+    const contextDir = await standInContext();
+    const tag = newTag();
+    const versionOf = async (image: string) => (await docker!.getImage(image).inspect()).Config.Labels?.[LABEL_AGENT_SERVER_VERSION];
+
+    expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('built');
+    const first = await versionOf(tag);
+    expect(first).toMatch(/^0\.0\.0\+[0-9a-f]{12}$/);
+
+    // An upgrade: the control plane now carries another bundle.
+    await writeFile(join(contextDir, 'dist', 'agent-server.js'), `${STAND_IN_BUNDLE}\n// upgraded\n`);
+    expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('rebuilt');
+    const second = await versionOf(tag);
+    expect(second).toMatch(/^0\.0\.0\+[0-9a-f]{12}$/);
+    expect(second).not.toBe(first);
+    expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag, contextDir })).toBe('present');
+
+    const foreign = newTag();
+    const [repo, foreignTag] = foreign.split(':') as [string, string];
+    const container = await docker!.createContainer({ Image: TEST_BASE_IMAGE, Cmd: ['true'] });
+    await container.commit({ repo, tag: foreignTag });
+    await container.remove();
+    expect(await ensureAgentServerImage({ docker: docker!, baseImage: TEST_BASE_IMAGE, tag: foreign, contextDir })).toBe('present');
+    expect(await versionOf(foreign)).toBeUndefined();
   });
 
   it('fails with the engine message when a build step fails, and asks for a build when the bundle is missing', async () => {
