@@ -12,6 +12,8 @@ import type {
   ConversationEvent,
   CreateSandboxSpecRequest,
   EventSearchQuery,
+  OpenHandsEventFilter,
+  OpenHandsEventSearchQuery,
   ExecuteBashRequest,
   LifecycleEvent,
   Page,
@@ -118,6 +120,15 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
         t.json<Page<ConversationEvent>>('searchAppConversationEvents', { params: { id }, query }),
       sendMessage: (id: string, message: SendMessageRequest) =>
         t.json<Success>('sendAppConversationMessage', { params: { id }, json: message }),
+      /** The same events through OpenHands' app-server routes (/api/v1/conversation/{id}/events). */
+      openHandsEvents: {
+        search: (conversationId: string, query: OpenHandsEventSearchQuery = {}) =>
+          t.json<Page<ConversationEvent>>('searchConversationEvents', { params: { conversation_id: conversationId }, query }),
+        count: (conversationId: string, filter: OpenHandsEventFilter = {}) =>
+          t.json<number>('countConversationEvents', { params: { conversation_id: conversationId }, query: filter }),
+        batchGet: (conversationId: string, ids: readonly string[]) =>
+          t.json<(ConversationEvent | null)[]>('batchGetConversationEvents', { params: { conversation_id: conversationId }, query: { id: ids } }),
+      },
       /** The conversation's events as they happen, over a WebSocket that reconnects where it left off. */
       followEvents: (id: string, options?: FollowEventsOptions) => followEvents(t, id, options),
       startTasks: {

@@ -38,6 +38,9 @@ export const SANDBOX_SERVER_OPERATIONS = {
   deleteAppConversation: { method: 'delete', path: '/api/v1/app-conversations/{id}' },
   searchAppConversationEvents: { method: 'get', path: '/api/v1/app-conversations/{id}/events/search' },
   sendAppConversationMessage: { method: 'post', path: '/api/v1/app-conversations/{id}/events' },
+  searchConversationEvents: { method: 'get', path: '/api/v1/conversation/{conversation_id}/events/search' },
+  countConversationEvents: { method: 'get', path: '/api/v1/conversation/{conversation_id}/events/count' },
+  batchGetConversationEvents: { method: 'get', path: '/api/v1/conversation/{conversation_id}/events' },
 
   searchStartTasks: { method: 'get', path: '/api/v1/app-conversations/start-tasks/search' },
   countStartTasks: { method: 'get', path: '/api/v1/app-conversations/start-tasks/count' },

@@ -53,6 +53,9 @@ export type StartTaskFilter = QueryOf<typeof StartTaskFilterSchema>;
 export type SendMessageRequest = z.input<typeof SendMessageRequestSchema>;
 export type EventSearchQuery = QueryOf<typeof EventSearchQuerySchema>;
 export type ConversationEvent = Event;
+/** The query of OpenHands' app-server event routes: the kind filter is named `kind__eq` there. */
+export type OpenHandsEventSearchQuery = Omit<EventSearchQuery, 'kind' | 'source' | 'body'> & { kind__eq?: string };
+export type OpenHandsEventFilter = Omit<OpenHandsEventSearchQuery, 'page_id' | 'limit' | 'sort_order'>;
 
 export type ExecuteBashRequest = z.input<typeof ExecuteBashRequestSchema>;
 export type BashOutput = z.output<typeof BashOutputSchema>;

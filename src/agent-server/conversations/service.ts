@@ -14,6 +14,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
 import {
+  BadRequestError,
   ConflictError,
   NotFoundError,
   RequestValidationError,
@@ -51,6 +52,8 @@ import {
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';
+/** As in OpenHands: a batch get of more events than this is a 400. */
+export const MAX_BATCH_EVENT_IDS = 100;
 /** Events copied per batch when a conversation is forked, so a long history is never all in memory. */
 const FORK_BATCH = 1000;
 
@@ -342,6 +345,15 @@ export class ConversationService {
     const event = conversation ? await (await this.openLog(conversation)).get(eventId) : undefined;
     if (!event) throw new NotFoundError();
     return event;
+  }
+
+  /** One entry per id, in order, null for an unknown event; more than 100 ids is a 400. */
+  async batchGetEvents(id: string, eventIds: readonly string[]): Promise<(Event | null)[]> {
+    if (eventIds.length > MAX_BATCH_EVENT_IDS) {
+      throw new BadRequestError(`Cannot request more than ${MAX_BATCH_EVENT_IDS} events at once, got ${eventIds.length}`);
+    }
+    const log = await this.requireLog(id);
+    return Promise.all(eventIds.map(async (eventId) => (await log.get(eventId)) ?? null));
   }
 
   /** Every stored event as NDJSON lines, in append order. */

@@ -137,6 +137,18 @@ describe('conversation extras', () => {
     expect((await call('GET', `/api/file/download-trajectory/${UNKNOWN_ID}`)).status).toBe(404);
   });
 
+  it('answers a batch of events by id, null for unknown ones, 400 past 100 ids', async () => {
+    const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    await conversation.sendMessage('batch me');
+    const [event] = (await conversation.state.events.search({ limit: 1 })).items;
+    const base = `/api/conversations/${conversation.id}/events`;
+    expect(await call('GET', `${base}?event_ids=${event!.id}&event_ids=nope`)).toEqual({ status: 200, body: [event, null] });
+    const tooMany = Array.from({ length: 101 }, (_, i) => `event_ids=e${i}`).join('&');
+    expect(await call('GET', `${base}?${tooMany}`)).toEqual({ status: 400, body: { detail: 'Cannot request more than 100 events at once, got 101' } });
+    expect((await call('GET', base)).status).toBe(422);
+    expect((await call('GET', `/api/conversations/${UNKNOWN_ID}/events?event_ids=x`)).status).toBe(404);
+  });
+
   it('strips titles and takes 1 to 200 characters', async () => {
     const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
     await manager.updateConversation(conversation.id, { title: '  Tidy  ' });

@@ -141,6 +141,31 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(body.detail[0].loc).toEqual(['query', 'limit']);
   });
 
+  it("serves OpenHands' app-server event routes: search by kind__eq, count, a batch by id, 400 past 100 ids", async () => {
+    const ready = await startReady({ initial_message: message('peer routes') });
+    const id = ready.app_conversation_id;
+    const base = `/api/v1/conversation/${id}/events`;
+    const search = await h.request('GET', `${base}/search?kind__eq=openhands.sdk.event.llm_convertible.message.MessageEvent&limit=5`);
+    expect(search.status).toBe(200);
+    expect(search.body.items.map((event: { kind: string }) => event.kind)).toEqual(['MessageEvent']);
+    const all = await h.request('GET', `${base}/search?sort_order=TIMESTAMP_DESC`);
+    expect((await h.request('GET', `${base}/count`)).body).toBe(all.body.items.length);
+    expect((await h.request('GET', `${base}/count?kind__eq=MessageEvent`)).body).toBe(1);
+
+    const messageId = search.body.items[0].id;
+    const batch = await h.request('GET', `${base}?id=${messageId}&id=no-such-event`);
+    expect(batch).toEqual({ status: 200, body: [search.body.items[0], null] });
+    const tooMany = Array.from({ length: 101 }, (_, i) => `id=e${i}`).join('&');
+    expect(await h.request('GET', `${base}?${tooMany}`)).toEqual({
+      status: 400,
+      body: { detail: 'Cannot request more than 100 events at once, got 101' },
+    });
+    expect((await h.request('GET', base)).status).toBe(422);
+    expect((await h.request('GET', `${base}/search?limit=0`)).status).toBe(422);
+    expect((await h.request('GET', `${base}/search?limit=101`)).status).toBe(422);
+    expect((await h.request('GET', `/api/v1/conversation/${crypto.randomUUID()}/events/search`)).status).toBe(404);
+  });
+
   it('answers with the AppConversation when asked to wait, and starts a second conversation in the same sandbox', async () => {
     const first = await h.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('one') });
     expect(first.status).toBe(200);

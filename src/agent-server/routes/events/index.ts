@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ConversationService } from '../../conversations/service.js';
+import { registerBatchGetEvents } from './batch-get-events.js';
 import { registerCountEvents } from './count-events.js';
 import { registerExportEvents } from './export-events.js';
 import { registerGetEvent } from './get-event.js';
@@ -17,4 +18,5 @@ export function registerEventRoutes(app: OpenAPIHono, conversations: Conversatio
   registerImportEvents(app, conversations);
   registerRespondToConfirmation(app, conversations);
   registerGetEvent(app, conversations);
+  registerBatchGetEvents(app, conversations);
 }

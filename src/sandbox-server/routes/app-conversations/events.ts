@@ -13,13 +13,13 @@ import type { AppConversationRouteDeps, AppConversationRouteRegistrar } from './
 /** How long a request through the control plane waits for a resuming or starting sandbox. */
 const ACCESS_TIMEOUT_MS = 120_000;
 
-const EventPageSchema = z.object({ items: z.array(z.record(z.string(), z.unknown())), next_page_id: z.string().nullable() });
+export const EventPageSchema = z.object({ items: z.array(z.record(z.string(), z.unknown())), next_page_id: z.string().nullable() });
 
 /**
  * Both routes stream the agent-server's answer back as it came, so its failures reach the client
  * unchanged; the handlers return that answer, not a body built here.
  */
-const AGENT_SERVER_FAILED = { description: 'The agent-server failed or could not be reached' };
+export const AGENT_SERVER_FAILED = { description: 'The agent-server failed or could not be reached' };
 
 const search = createRoute({
   method: 'get',
@@ -51,7 +51,7 @@ const send = createRoute({
 });
 
 /** The agent-server of the conversation's sandbox, resumed first when its spec allows. */
-async function conversationTarget(deps: AppConversationRouteDeps, conversationId: string) {
+export async function conversationTarget(deps: AppConversationRouteDeps, conversationId: string) {
   const row = await findAppConversation(deps.ctx, conversationId);
   const target = await waitForAgentServer(deps.ctx, row.sandboxId, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
   await deps.recordActivity(row.sandboxId);

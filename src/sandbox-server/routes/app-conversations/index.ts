@@ -1,6 +1,7 @@
 import type { AppConversationRouteRegistrar } from './deps.js';
 import { registerAppConversationEventRoutes } from './events.js';
 import { registerAppConversationItemRoutes } from './item.js';
+import { registerPeerEventRoutes } from './peer-event-routes.js';
 import { registerSearchAppConversations } from './search.js';
 import { registerStartAppConversation } from './start.js';
 import { registerStartTaskRoutes } from './start-tasks.js';
@@ -15,6 +16,7 @@ export const registerAppConversationRoutes: AppConversationRouteRegistrar = (app
     registerStartAppConversation,
     registerAppConversationEventRoutes,
     registerAppConversationItemRoutes,
+    registerPeerEventRoutes,
   ]) {
     register(app, deps);
   }
