@@ -19,7 +19,19 @@ describe('parseStreamStart', () => {
     expect(parseStreamStart({ after_event_id: 'ev-1', resend_all: 'false' })).toEqual({ from: 'after', eventId: 'ev-1' });
   });
 
+  it('reads resend_mode, which wins over resend_all, and since with or without after_timestamp', () => {
+    expect(parseStreamStart({ resend_mode: 'all', resend_all: 'false' })).toEqual({ from: 'beginning' });
+    expect(parseStreamStart({ resend_mode: 'since', resend_all: 'true' })).toEqual({ from: 'now' });
+    expect(parseStreamStart({ resend_mode: 'since', after_timestamp: '2024-05-01T10:00:00Z' })).toEqual({
+      from: 'since',
+      millis: Date.parse('2024-05-01T10:00:00Z'),
+    });
+  });
+
   it.each([
+    [{ resend_mode: 'sometimes' }, "resend_mode must be 'all' or 'since'"],
+    [{ resend_mode: 'all', after_event_id: 'ev-1' }, 'pass resend_mode or after_event_id, not both'],
+    [{ resend_mode: 'since', after_timestamp: 'yesterday' }, 'after_timestamp must be a date-time'],
     [{ resend_all: 'maybe' }, 'resend_all must be a boolean'],
     [{ resend_all: '' }, 'resend_all must be a boolean'],
     [{ resend_all: 'true', after_event_id: 'ev-1' }, 'pass resend_all or after_event_id, not both'],
