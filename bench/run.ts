@@ -7,6 +7,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   // Needs `npm run build`.
   restart: () => import('./restart.js'),
   api: () => import('./api.js'),
+  // Needs `npm run build`.
+  proxy: () => import('./proxy.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   lifecycle: () => import('./lifecycle.js'),
 };

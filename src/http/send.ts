@@ -5,19 +5,21 @@
  * bash route answers only when its command ends (its default timeout is exactly 300 s). node:http
  * waits as long as the server takes; the caller's AbortSignal still ends the request.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 
-export function send(request: Request): Promise<Response> {
+/** `agent` pools connections (plain http only); without one each request opens its own. */
+export function send(request: Request, agent?: Agent): Promise<Response> {
   const url = new URL(request.url);
-  const requestFn = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = url.protocol === 'https:';
+  const requestFn = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const outgoing = requestFn(
       url,
-      { method: request.method, headers: Object.fromEntries(request.headers), signal: request.signal },
+      { method: request.method, headers: Object.fromEntries(request.headers), signal: request.signal, ...(agent && !https ? { agent } : {}) },
       (incoming) => resolve(toResponse(incoming, request.method)),
     );
     outgoing.once('error', reject);

@@ -11,6 +11,7 @@ import { StartTaskRunner } from './services/app-conversations/start-task-runner.
 import { apiKeyAuth } from './auth.js';
 import type { Database } from './db/client.js';
 import { createActivityRecorder } from './services/sandboxes/record-activity.js';
+import { TargetCache } from './proxy/target-cache.js';
 import { registerAppConversationRoutes } from './routes/app-conversations/index.js';
 import type { EventFeed } from './lifecycle-events/event-feed.js';
 import { registerEventRoutes } from './routes/events/index.js';
@@ -64,16 +65,25 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   app.use('*', metricsMiddleware(metrics));
   app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
+  const targets = new TargetCache();
+  options.reconciler.onSandboxWritten?.((sandboxId) => targets.forget(sandboxId));
   const ctx: AppConversationContext = {
     db: options.db,
-    reconciler: options.reconciler,
+    // Services kick the reconciler after each write of desired state: the proxy's cached target
+    // may no longer hold from then on.
+    reconciler: {
+      kick: (sandboxId) => {
+        targets.forget(sandboxId);
+        options.reconciler.kick(sandboxId);
+      },
+    },
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
     agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),
   };
   const startTasks = new StartTaskRunner(ctx);
-  const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx) };
+  const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx), targets };
 
   registerHealthRoutes(app, options.db);
   app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));

@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import { UpstreamError } from '../../errors/index.js';
 import { send } from '../../http/send.js';
 
@@ -33,6 +34,15 @@ const REQUEST_HEADERS_DROPPED = new Set([
 // The body is streamed on as it arrives, chunked, so its length is left to the server that sends it.
 const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length']);
 
+/**
+ * Upstream connections are kept open and reused: a new TCP connection per request cost more than
+ * the rest of the proxy together. Idle ones close a second before the agent-server's announced
+ * keep-alive timeout (Node reads its `Keep-Alive: timeout=` hint, bounded by `timeout`), so a reused
+ * connection is not one the server is closing. `timeout` only reports an idle active request, it
+ * never ends one, so long commands are unaffected.
+ */
+const UPSTREAM = new Agent({ keepAlive: true, timeout: 60_000 });
+
 function copyHeaders(source: Headers, dropped: Set<string>): Headers {
   const headers = new Headers();
   source.forEach((value, name) => {
@@ -66,6 +76,7 @@ export async function forwardHttp(
         signal: request.signal,
         ...(hasBody ? { duplex: 'half' } : {}),
       } as RequestInit),
+      UPSTREAM,
     );
   } catch (err) {
     throw new UpstreamError(`Agent server unreachable: ${(err as Error).message}`);

@@ -90,6 +90,7 @@ export class Reconciler {
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
   private readonly pendingCreates = new Set<Promise<void>>();
   private readonly orphans: OrphanSweeper;
+  private readonly writeListeners = new Set<(sandboxId: string) => void>();
 
   private stopped = true;
   private stopWatching: (() => void) | undefined;
@@ -253,6 +254,7 @@ export class Reconciler {
       startCreate: (request) => this.startCreate(request),
       dataMountPath: this.dataMountPath,
       startTimeoutMs: this.startTimeoutMs,
+      written: (sandboxId) => this.notifyWritten(sandboxId),
     };
     await forEachLimited(entries, PASS_CONCURRENCY, (entry) =>
       this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt, context),
@@ -294,6 +296,16 @@ export class Reconciler {
       if (container?.finishedAt != null && container.finishedAt >= lostAt - ENGINE_SHUTDOWN_WINDOW_MS) stopped.add(row.id);
     });
     return stopped;
+  }
+
+  /** Calls `listener` after each write of a sandbox's observed state (the proxy drops its cached target). */
+  onSandboxWritten(listener: (sandboxId: string) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => this.writeListeners.delete(listener);
+  }
+
+  private notifyWritten(sandboxId: string): void {
+    for (const listener of this.writeListeners) listener(sandboxId);
   }
 
   private async loadRows(only: Set<string> | undefined): Promise<RowWithSpec[]> {

@@ -30,6 +30,8 @@ export interface SandboxPassContext {
   dataMountPath: string;
   /** A running container whose agent-server has not answered /alive for this long is ERROR. */
   startTimeoutMs: number;
+  /** Told after a sandbox's observed state was written. */
+  written: (sandboxId: string) => void;
 }
 
 /** What a pass asks of the queue, as a controller-runtime Reconcile returns a Result. */
@@ -151,7 +153,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
     failure,
     retrying: retryable?.message ?? null,
   });
-  await writeIfChanged(ctx.db, row, {
+  await writeIfChanged(ctx, row, {
     status,
     statusDetail: detail,
     containerId: restarted ? null : (container?.containerId ?? create.landedContainerId ?? row.containerId),
@@ -217,9 +219,9 @@ async function isAlive(
 
 /**
  * Writes the observed columns if any changed; a new status (or the end of a deletion) also records
- * its lifecycle event, in the same transaction.
+ * its lifecycle event, in the same transaction. Then tells `ctx.written` (the proxy's cached target).
  */
-async function writeIfChanged(db: Database, row: SandboxRow, next: Observed): Promise<void> {
+async function writeIfChanged(ctx: SandboxPassContext, row: SandboxRow, next: Observed): Promise<void> {
   const unchanged =
     row.status === next.status &&
     row.statusDetail === next.statusDetail &&
@@ -230,13 +232,14 @@ async function writeIfChanged(db: Database, row: SandboxRow, next: Observed): Pr
     (row.deletedAt === null) === (next.deletedAt === null);
   if (unchanged) return;
   const event = statusEvent(row, next);
-  await db.transaction(async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     await tx
       .update(sandboxes)
       .set({ ...next, updatedAt: new Date() })
       .where(eq(sandboxes.id, row.id));
     if (event) await recordEvent(tx, event);
   });
+  ctx.written(row.id);
 }
 
 /** The event a write announces: a deletion finishing, or a new status; none for a detail alone. */

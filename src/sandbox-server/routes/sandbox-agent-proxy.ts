@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
-import { waitForAgentServer } from '../services/sandboxes/wait-for-agent-server.js';
+import { UpstreamError } from '../../errors/index.js';
+import { resolveTarget } from '../proxy/target-cache.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
 import { parsePath } from './websocket-route.js';
 
@@ -30,14 +31,20 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
 
   app.all('/api/v1/sandboxes/:id/agent/*', async (c) => {
     const { id } = parsePath(ProxyParamsSchema, { id: c.req.param('id') });
-    const target = await waitForAgentServer(deps.ctx, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
-    await deps.recordActivity(id);
+    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
+    deps.recordActivity(id);
     const url = new URL(c.req.url);
     const path = url.pathname.slice(url.pathname.indexOf('/agent/') + '/agent'.length);
     if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
       url.searchParams.set('session_api_key', target.sessionApiKey);
       return deps.upgradeWebSocket(c, bridgeWebSocket(`${target.baseUrl.replace(/^http/, 'ws')}${path}?${url.searchParams}`));
     }
-    return forwardHttp(c.req.raw, target, path, url.search);
+    try {
+      return await forwardHttp(c.req.raw, target, path, url.search);
+    } catch (error) {
+      // Unreachable: the container may have gone or moved; the next request looks it up again.
+      if (error instanceof UpstreamError) deps.targets.forget(id);
+      throw error;
+    }
   });
 };

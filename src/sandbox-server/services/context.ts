@@ -4,6 +4,8 @@ import type { Database } from '../db/client.js';
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
 export interface ReconcilerKick {
   kick(sandboxId?: string): void;
+  /** Calls `listener` after each write of a sandbox's observed state. Returns an unsubscribe function. */
+  onSandboxWritten?(listener: (sandboxId: string) => void): () => void;
 }
 
 /** Everything a service verb may use; built once by the app. */

@@ -237,6 +237,35 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(proxied.body.detail).toMatch(/is paused; resume it first/);
   });
 
+  it('follows a sandbox whose agent-server moved, and refuses one paused after its target was remembered', async () => {
+    const specId = `moved-${driver}`;
+    expect((await h.request('POST', '/api/v1/sandbox-specs', { id: specId, image: 'img:1', resume_on_access: false })).status).toBe(201);
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body;
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`)).body[0].status).toBe('RUNNING'), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const count = `/api/v1/sandboxes/${sandbox.id}/agent/api/conversations/count`;
+    expect((await h.request('GET', count)).status).toBe(200);
+    const moved = await startBrokenAgentServer();
+    try {
+      // The reconciler sees the new host port and writes it; the proxy must not keep the old one.
+      h.routes.set(sandbox.id, moved.port);
+      await vi.waitFor(async () => expect(await h.request('GET', count)).toEqual({ status: 500, body: { detail: 'disk full' } }), {
+        timeout: 10_000,
+        interval: 50,
+      });
+    } finally {
+      h.routes.delete(sandbox.id);
+      await closeServer(moved.server);
+    }
+    await vi.waitFor(async () => expect((await h.request('GET', count)).status).toBe(200), { timeout: 10_000, interval: 50 });
+    expect((await h.request('POST', `/api/v1/sandboxes/${sandbox.id}/pause`, {})).status).toBe(200);
+    // Paused on request, before the reconciler has written anything: refused at once, not forwarded.
+    const proxied = await h.request('GET', count);
+    expect([proxied.status, proxied.body.detail]).toEqual([409, expect.stringMatching(/is paused; resume it first/)]);
+  });
+
   it('counts traffic through the proxy as activity, so idle auto-pause spares a sandbox in use', async () => {
     const specId = `idle-${driver}`;
     expect((await h.request('POST', '/api/v1/sandbox-specs', { id: specId, image: 'img:1', idle_pause_seconds: 600 })).status).toBe(201);

@@ -54,7 +54,7 @@ const send = createRoute({
 export async function conversationTarget(deps: AppConversationRouteDeps, conversationId: string) {
   const row = await findAppConversation(deps.ctx, conversationId);
   const target = await waitForAgentServer(deps.ctx, row.sandboxId, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
-  await deps.recordActivity(row.sandboxId);
+  deps.recordActivity(row.sandboxId);
   return target;
 }
 
