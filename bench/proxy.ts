@@ -9,12 +9,12 @@
  * plane's per-request log lines out of the output).
  */
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
 import { serve } from '@hono/node-server';
 import { createSandboxServerApp } from '../src/sandbox-server/app.js';
 import { openDatabase } from '../src/sandbox-server/db/client.js';
@@ -149,11 +149,20 @@ async function startAgentServer(data: string, key: string) {
   return { child, port, exited };
 }
 
-/** One client connection pool per measurement, kept alive, as a real client keeps it. */
-function get(agent: Agent, target: Target): Promise<void> {
+/**
+ * The load generator runs in a worker thread, so the client's own work never shares a thread with
+ * the proxy it measures (nor, for direct runs, is it on the agent-server's). Plain JavaScript, as a
+ * worker is not given the TypeScript loader.
+ */
+const CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Agent, request } = require('node:http');
+const { port, path, headers, requests, concurrency } = workerData;
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+function get() {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port: target.port, path: target.path, headers: target.headers, agent }, (incoming) => {
-      if (incoming.statusCode !== 200) reject(new Error(`${target.path} answered ${incoming.statusCode}`));
+    const outgoing = request({ host: '127.0.0.1', port, path, headers, agent }, (incoming) => {
+      if (incoming.statusCode !== 200) reject(new Error(path + ' answered ' + incoming.statusCode));
       incoming.resume();
       incoming.once('end', resolve);
       incoming.once('error', reject);
@@ -162,31 +171,41 @@ function get(agent: Agent, target: Target): Promise<void> {
     outgoing.end();
   });
 }
-
-async function throughput(target: Target, requests: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+(async () => {
+  const times = [];
   let next = 0;
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < requests) await get(agent, target);
-    }),
-  );
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next++ < requests) {
+      const at = performance.now();
+      await get();
+      times.push(performance.now() - at);
+    }
+  }));
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  return requests / seconds;
+  parentPort.postMessage({ perSecond: requests / seconds, times });
+})().catch((error) => parentPort.postMessage({ error: String(error) }));
+`;
+
+function load(target: Target, requests: number, concurrency: number): Promise<{ perSecond: number; times: number[] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(CLIENT, { eval: true, workerData: { ...target, requests, concurrency } });
+    worker.once('message', (result: { perSecond: number; times: number[]; error?: string }) => {
+      if (result.error) reject(new Error(result.error));
+      else resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+async function throughput(target: Target, requests: number): Promise<number> {
+  return (await load(target, requests, CONCURRENCY)).perSecond;
 }
 
 async function sequentialLatencies(target: Target, requests: number): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const times: number[] = [];
-  for (let i = 0; i < requests; i++) {
-    const started = performance.now();
-    await get(agent, target);
-    times.push(performance.now() - started);
-  }
-  agent.destroy();
-  return times;
+  return (await load(target, requests, 1)).times;
 }
 
 function median(values: number[]): number {

@@ -11,23 +11,40 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 
-/** `agent` pools connections (plain http only); without one each request opens its own. */
-export function send(request: Request, agent?: Agent): Promise<Response> {
-  const url = new URL(request.url);
+export function send(request: Request): Promise<Response> {
+  return sendParts(new URL(request.url), {
+    method: request.method,
+    headers: Object.fromEntries(request.headers),
+    body: request.body,
+    signal: request.signal,
+  });
+}
+
+/** A request in parts, for callers that have them at hand: no web Request is built. */
+export interface RequestParts {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body: ReadableStream<Uint8Array> | null;
+  signal?: AbortSignal;
+  /** Pools connections (plain http only); without one each request opens its own. */
+  agent?: Agent;
+}
+
+export function sendParts(url: URL, parts: RequestParts): Promise<Response> {
   const https = url.protocol === 'https:';
   const requestFn = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const outgoing = requestFn(
       url,
-      { method: request.method, headers: Object.fromEntries(request.headers), signal: request.signal, ...(agent && !https ? { agent } : {}) },
-      (incoming) => resolve(toResponse(incoming, request.method)),
+      { method: parts.method, headers: parts.headers, signal: parts.signal, ...(parts.agent && !https ? { agent: parts.agent } : {}) },
+      (incoming) => resolve(toResponse(incoming, parts.method)),
     );
     outgoing.once('error', reject);
-    if (request.body === null) {
+    if (parts.body === null) {
       outgoing.end();
       return;
     }
-    pipeline(Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>), outgoing).catch(reject);
+    pipeline(Readable.fromWeb(parts.body as NodeReadableStream<Uint8Array>), outgoing).catch(reject);
   });
 }
 
