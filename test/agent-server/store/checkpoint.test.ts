@@ -152,6 +152,28 @@ describe('event log checkpoints', () => {
     await expectSameAnswers(restored, await replayed('replayed'), stored, 4);
   });
 
+  it('keeps texts beyond latin1 exactly, lone surrogates included', async () => {
+    const texts = ['日本語のテキスト', 'emoji 🚀 launch', 'lone \ud800 surrogate', 'plain ascii', 'Größe'];
+    const events: StoredEvent[] = texts.map((text, i) => ({
+      id: `t${i}`,
+      kind: 'MessageEvent',
+      source: 'user',
+      timestamp: new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString(),
+      llm_message: { role: 'user', content: [{ type: 'text', text }] },
+    }));
+    const log = await open(file);
+    await log.append(events);
+    await log.close();
+    const restored = await open(file);
+    expect(restored.recovery.replayedBytes).toBe(0);
+    for (const needle of ['本語', '🚀', '\ud800', '\ufffd', 'GRÖSSE', 'größe', 'ascii']) {
+      for (const sortOrder of ORDERS) {
+        const expected = naiveSearch(events, { body: needle }, sortOrder);
+        expect((await restored.search({ body: needle, sortOrder, limit: 10 })).items, needle).toEqual(expected);
+      }
+    }
+  });
+
   describe('falls back to a full replay, never to a wrong answer', () => {
     let events: StoredEvent[];
     let checkpoint: string;
