@@ -138,6 +138,31 @@ describe('event log checkpoints', () => {
     await expectSameAnswers(restored, reference, [...events, ...tail], 3);
   });
 
+  it('answers as a full replay after an import of older events was interrupted mid-write', async () => {
+    const random = seededRandom(15);
+    const first = await open(file);
+    const events = await appendBatches(first, rareWordMaker(random, 'f'), random, 4000);
+    await first.close();
+    const checkpointed = (await stat(file)).size;
+
+    // An import is one batch of events older than every stored one (they merge into the time
+    // order); the process died while writing it, so its last line is torn.
+    const older = rareWordMaker(seededRandom(16), 'imported');
+    const imported = Array.from({ length: 600 }, () => {
+      const event = older.next();
+      return { ...event, timestamp: new Date(Date.parse(`${event.timestamp.replace(/Z$/, '')}Z`) - 86_400_000).toISOString() };
+    });
+    const lines = imported.map((event) => `${JSON.stringify(event)}\n`).join('');
+    await appendFile(file, lines.slice(0, lines.length - 30));
+    const written = imported.slice(0, -1);
+
+    const reference = await replayed('replayed');
+    const restored = await open(file, NEVER);
+    expect(restored.recovery.checkpointedBytes).toBe(checkpointed);
+    expect(restored.recovery.replayedBytes).toBeGreaterThan(0);
+    await expectSameAnswers(restored, reference, [...events, ...written], 6);
+  });
+
   it('keeps appends and answers right while checkpoints are written under them', async () => {
     const random = seededRandom(13);
     const maker = rareWordMaker(random, 'c');
