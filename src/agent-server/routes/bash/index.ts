@@ -1,8 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { BashCommands } from '../../bash/bash-commands.js';
 import type { BashEventLog } from '../../bash/bash-event-log.js';
-import { registerBashEventRoutes } from './bash-events.js';
+import { registerBatchGetBashEvents } from './batch-get-bash-events.js';
+import { registerClearBashEvents } from './clear-bash-events.js';
 import { registerExecuteBashCommand } from './execute-bash-command.js';
+import { registerGetBashEvent } from './get-bash-event.js';
+import { registerSearchBashEvents } from './search-bash-events.js';
 import { registerStartBashCommand } from './start-bash-command.js';
 
 export { OUTPUT_LIMIT_CHARS, TIMEOUT_EXIT_CODE } from '../../bash/bash-commands.js';
@@ -31,5 +34,8 @@ export function registerBashRoutes(app: OpenAPIHono, options: BashRoutesOptions)
   registerExecuteBashCommand(app, options.commands);
   registerStartBashCommand(app, options.commands);
   // Before /bash_events/{event_id}, which would otherwise take "search" for an id.
-  registerBashEventRoutes(app, options.events);
+  registerSearchBashEvents(app, options.events);
+  registerBatchGetBashEvents(app, options.events);
+  registerGetBashEvent(app, options.events);
+  registerClearBashEvents(app, options.events);
 }

@@ -1,10 +1,8 @@
-/** Reading and clearing the recorded bash events: search, get one, get a batch, clear all. */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { BashEventLog } from '../../bash/bash-event-log.js';
 import { isTimestamp, timestampMillis } from '../../../events/index.js';
-import { NotFoundError } from '../../../errors/index.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../../http/paging.js';
-import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
+import { jsonContent, validationErrorResponse } from '../responses.js';
 import { BashEventSchema } from '../../../contracts/agent-server/bash.js';
 
 const TimestampQuerySchema = z
@@ -23,11 +21,6 @@ const BashEventSearchQuerySchema = z.object({
   limit: LimitQuerySchema,
 });
 
-/** `?event_ids=a&event_ids=b`: one value arrives as a string, several as an array. */
-const BatchQuerySchema = z.object({
-  event_ids: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().min(1)).max(100)),
-});
-
 const searchRoute = createRoute({
   method: 'get',
   path: '/api/bash/bash_events/search',
@@ -37,33 +30,7 @@ const searchRoute = createRoute({
   responses: { 200: jsonContent(pageSchema(BashEventSchema).openapi('BashEventPage'), 'A page of bash events'), ...validationErrorResponse },
 });
 
-const getRoute = createRoute({
-  method: 'get',
-  path: '/api/bash/bash_events/{event_id}',
-  tags: ['Bash'],
-  summary: 'Get a bash event',
-  request: { params: z.object({ event_id: z.string().min(1) }) },
-  responses: { 200: jsonContent(BashEventSchema, 'The event'), 404: jsonContent(DetailSchema, 'Not Found'), ...validationErrorResponse },
-});
-
-const batchGetRoute = createRoute({
-  method: 'get',
-  path: '/api/bash/bash_events/',
-  tags: ['Bash'],
-  summary: 'Get bash events by id; null for each unknown one',
-  request: { query: BatchQuerySchema },
-  responses: { 200: jsonContent(z.array(BashEventSchema.nullable()), 'One entry per id, in order'), ...validationErrorResponse },
-});
-
-const clearRoute = createRoute({
-  method: 'delete',
-  path: '/api/bash/bash_events',
-  tags: ['Bash'],
-  summary: 'Delete every recorded bash event',
-  responses: { 200: jsonContent(z.object({ cleared_count: z.int() }), 'How many were deleted') },
-});
-
-export function registerBashEventRoutes(app: OpenAPIHono, events: BashEventLog): void {
+export function registerSearchBashEvents(app: OpenAPIHono, events: BashEventLog): void {
   app.openapi(searchRoute, (c) => {
     const query = c.req.valid('query');
     const page = events.search({
@@ -78,11 +45,4 @@ export function registerBashEventRoutes(app: OpenAPIHono, events: BashEventLog):
     });
     return c.json(page, 200);
   });
-  app.openapi(batchGetRoute, (c) => c.json(c.req.valid('query').event_ids.map((id) => events.get(id) ?? null), 200));
-  app.openapi(getRoute, (c) => {
-    const event = events.get(c.req.valid('param').event_id);
-    if (!event) throw new NotFoundError();
-    return c.json(event, 200);
-  });
-  app.openapi(clearRoute, async (c) => c.json({ cleared_count: await events.clear() }, 200));
 }

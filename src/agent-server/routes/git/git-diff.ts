@@ -1,0 +1,36 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
+import { baseRef, git, repositoryRoot } from './git-command.js';
+import { GitQuerySchema, type GitRoutesOptions } from './git-query.js';
+
+const GitDiffSchema = z.object({ modified: z.string().nullable(), original: z.string().nullable() }).openapi('GitDiff');
+
+const gitDiffRoute = createRoute({
+  method: 'get',
+  path: '/api/git/diff',
+  tags: ['Git'],
+  summary: "A file's content at a ref (original) and now (modified); null where it does not exist",
+  request: { query: GitQuerySchema },
+  responses: {
+    200: jsonContent(GitDiffSchema, 'Both versions'),
+    ...validationErrorResponse,
+    503: jsonContent(DetailSchema, 'git is not installed'),
+  },
+});
+
+export function registerGitDiff(app: OpenAPIHono, options: GitRoutesOptions): void {
+  app.openapi(gitDiffRoute, async (c) => {
+    const query = c.req.valid('query');
+    const file = resolve(options.workspaceDir, query.path);
+    const root = await repositoryRoot(dirname(file));
+    if (root === undefined) return c.json({ modified: null, original: null }, 200);
+    const ref = await baseRef(root, query.ref);
+    // git names the root by its real path; a workspace reached through a symlink must match it.
+    const dir = await realpath(dirname(file)).catch(() => dirname(file));
+    const original = await git(root, ['show', `${ref}:${relative(root, join(dir, basename(file)))}`]);
+    const modified = await readFile(file, 'utf8').catch(() => null);
+    return c.json({ modified, original: original.ok ? original.stdout : null }, 200);
+  });
+}
