@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { DomainError, type ErrorCode, type InvalidValue, RequestValidationError, validationItemsFromZod } from '../errors/index.js';
 import { logger } from '../logger.js';
+import { isDependencyUnavailable } from './unavailable.js';
 
 /** One entry of a FastAPI HTTPValidationError body: `{"detail":[{loc,msg,type}]}`. */
 export type ValidationErrorItem = InvalidValue;
@@ -68,6 +69,12 @@ export function handleError(err: Error, c: Context): Response {
   }
   // The request's own logger carries its request id, when the request logger set one.
   const log = (c.get('logger') as typeof logger | undefined) ?? logger;
+  if (isDependencyUnavailable(err)) {
+    // Not the request's fault and not a bug: the database (or another dependency) is restarting.
+    log.warn({ err, method: c.req.method, path: c.req.path }, 'dependency unavailable');
+    c.header('Retry-After', '1');
+    return c.json({ detail: 'Service unavailable: the database cannot be reached; retry shortly' }, 503);
+  }
   log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
   return c.json({ detail: 'Internal Server Error' }, 500);
 }

@@ -40,7 +40,9 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const migrationsFolder = options.migrationsFolder ?? findMigrationsFolder();
   if (options.url) {
-    const client = postgres(options.url, { max: 10, onnotice: () => {} });
+    // A server that does not answer fails a query within seconds (a 503) rather than holding it for
+    // postgres.js's default 30 s; connections lost in a restart are replaced on the next query.
+    const client = postgres(options.url, { max: 10, connect_timeout: 5, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema });
     await migratePostgres(db, { migrationsFolder });
     const listen: Listen = async (channel, onNotify) => {
