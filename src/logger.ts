@@ -1,9 +1,35 @@
 import { pino } from 'pino';
 
+/** Properties of database errors that carry the values of a query (secrets among them). */
+const VALUE_FIELDS = ['params', 'parameters', 'detail', 'where'];
+
+/**
+ * pino's error serializer, minus the values of failed database queries: drizzle puts a query's
+ * parameters in its message (and so its stack) and in `params`, PostgreSQL's errors name values in
+ * `detail`. A spec's `initial_env`, a key, anything a query carried would reach the log.
+ */
+export function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  return redactQueryValues(serialized, 0);
+}
+
+function redactQueryValues(serialized: Record<string, unknown>, depth: number): Record<string, unknown> {
+  for (const field of VALUE_FIELDS) if (field in serialized) serialized[field] = '[redacted]';
+  for (const field of ['message', 'stack'] as const) {
+    const text = serialized[field];
+    if (typeof text === 'string') serialized[field] = text.replace(/\nparams: .*?(?=\n {4}at |$)/s, '\nparams: [redacted]');
+  }
+  const cause = serialized['cause'];
+  if (depth < 8 && typeof cause === 'object' && cause !== null) redactQueryValues(cause as Record<string, unknown>, depth + 1);
+  return serialized;
+}
+
 /** One JSON line per event. LOG_LEVEL=silent quiets it (the test runner does). */
 export const logger = pino({
   level: process.env.LOG_LEVEL ?? 'info',
   base: { service: process.env.SERVICE_NAME },
+  serializers: { err: serializeError },
   redact: {
     paths: ['*.api_key', '*.session_api_key', '*.authorization', 'req.headers.authorization', 'req.headers["x-session-api-key"]'],
     censor: '[redacted]',

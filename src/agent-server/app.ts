@@ -7,6 +7,7 @@ import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/in
 import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
+import { bodyLimit, jsonDepthLimit } from '../http/request-guards/index.js';
 import { isValidSessionKey, requireSessionKey } from './auth.js';
 import { BashCommands } from './bash/bash-commands.js';
 import { BashEventLog } from './bash/bash-event-log.js';
@@ -28,7 +29,12 @@ export interface AgentServerOptions {
   browser?: BrowserGuardOptions;
   /** Where /api/bash commands run by default; the process's working directory when absent. */
   workspaceDir?: string;
+  /** Largest request body accepted, in bytes; DEFAULT_MAX_REQUEST_BODY_BYTES when absent. */
+  maxRequestBodyBytes?: number;
 }
+
+/** 64 MB: an import of a long conversation fits; a body that would exhaust memory does not. */
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface AgentServer {
   app: OpenAPIHono;
@@ -51,6 +57,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
 
   app.use('*', requireSessionKey(options.sessionKeys));
+  app.use('*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES }));
+  app.use('*', jsonDepthLimit());
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
   registerConversationRoutes(app, conversations);
   registerEventRoutes(app, conversations);

@@ -15,6 +15,8 @@ Options (each overrides its environment variable):
   --host <address>      Address to listen on. Env HOST. Default 127.0.0.1.
   --port <number>       Port to listen on (0 picks a free one). Env PORT. Default 8000.
   --data-dir <path>     Where conversations and their events are stored. Env DATA_DIR. Default ./data.
+  --max-body-mb <n>     Largest request body accepted (uploads and imports included); larger ones
+                        get 413. Env MAX_REQUEST_BODY_MB. Default 64.
   -h, --help            Show this help and exit.
 
 Environment:
@@ -41,6 +43,11 @@ const ConfigSchema = z
       .transform(Number)
       .pipe(z.int().max(65535, 'must be at most 65535')),
     dataDir: z.string().min(1, 'must not be empty'),
+    maxBodyMb: z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000')),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sessionKeys: z.array(z.string()),
     allowedHosts: z.array(z.string()),
@@ -71,6 +78,7 @@ const SETTING_NAMES: Record<string, string> = {
   host: '--host / HOST',
   port: '--port / PORT',
   dataDir: '--data-dir / DATA_DIR',
+  maxBodyMb: '--max-body-mb / MAX_REQUEST_BODY_MB',
   logLevel: 'LOG_LEVEL',
   corsOrigins: 'CORS_ORIGINS',
 };
@@ -91,6 +99,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         host: { type: 'string' },
         port: { type: 'string' },
         'data-dir': { type: 'string' },
+        'max-body-mb': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -104,6 +113,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     host: flags.host ?? env['HOST'] ?? '127.0.0.1',
     port: flags.port ?? env['PORT'] ?? '8000',
     dataDir: flags['data-dir'] ?? env['DATA_DIR'] ?? './data',
+    maxBodyMb: flags['max-body-mb'] ?? env['MAX_REQUEST_BODY_MB'] ?? '64',
     logLevel: env['LOG_LEVEL'] ?? 'info',
     sessionKeys: sessionKeysFromEnv(env),
     allowedHosts: commaSeparated(env['ALLOWED_HOSTS']),

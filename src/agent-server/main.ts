@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       dataDir: config.dataDir,
       sessionKeys: config.sessionKeys,
       browser: { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins },
+      maxRequestBodyBytes: config.maxBodyMb * 1024 * 1024,
     });
   } catch (error) {
     logger.fatal({ err: error, dataDir: config.dataDir }, 'agent-server cannot open its data directory');

@@ -20,7 +20,9 @@ export type ErrorCode =
   /** Something we depend on (the database, a sandbox coming up) is not available now. */
   | 'unavailable'
   /** We waited as long as the caller allowed and the work is not done. */
-  | 'timeout';
+  | 'timeout'
+  /** The request body is larger than the server accepts. */
+  | 'too_large';
 
 /** One input value that failed a check, located as FastAPI locates it: the part (body, query, path), then the field. */
 export interface InvalidValue {
@@ -92,6 +94,12 @@ export class UnavailableError extends DomainError {
 export class TimedOutError extends DomainError {
   constructor(message: string) {
     super('timeout', message);
+  }
+}
+
+export class RequestBodyTooLargeError extends DomainError {
+  constructor(maxBytes: number) {
+    super('too_large', `Request body is larger than ${maxBytes} bytes`);
   }
 }
 

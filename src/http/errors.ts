@@ -21,6 +21,7 @@ const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
   upstream: 502,
   unavailable: 503,
   timeout: 504,
+  too_large: 413,
 };
 
 export function statusOf(code: ErrorCode): ContentfulStatusCode {

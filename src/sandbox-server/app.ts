@@ -1,10 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
+import type { Context } from 'hono';
 import { createApiApp } from '../http/app.js';
 import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
 import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, type Metrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
+import { bodyLimit, jsonDepthLimit, rejectNulBytes } from '../http/request-guards/index.js';
 import { createAgentClient } from './agent-client.js';
 import type { AppConversationContext, AppConversationSettings } from './services/app-conversations/context.js';
 import { StartTaskRunner } from './services/app-conversations/start-task-runner.js';
@@ -38,7 +40,12 @@ export interface SandboxServerAppOptions {
   metrics?: Metrics;
   /** Wakes the lifecycle event streams when events commit. */
   events: EventFeed;
+  /** Largest request body accepted on /api, proxied requests excepted; 4 MB when absent. */
+  maxRequestBodyBytes?: number;
 }
+
+/** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
+const isProxied = (c: Context): boolean => /^\/api\/v1\/sandboxes\/[^/]*\/agent(\/|$)/.test(c.req.path);
 
 export interface SandboxServerApp {
   app: OpenAPIHono;
@@ -87,6 +94,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
 
   registerHealthRoutes(app, options.db);
   app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));
+  app.use('/api/*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? 4 * 1024 * 1024, skip: isProxied }));
+  app.use('/api/*', jsonDepthLimit({ skip: isProxied }));
+  app.use('/api/*', rejectNulBytes({ skip: isProxied }));
   registerSandboxSpecRoutes(app, ctx);
   registerSandboxRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);

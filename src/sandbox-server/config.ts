@@ -141,6 +141,11 @@ export const CONFIG_VARIABLES = {
     default: '7',
     help: 'Lifecycle events (GET /api/v1/events/...) older than this many days are removed.',
   }),
+  MAX_REQUEST_BODY_MB: variable({
+    schema: integer(1, 1024),
+    default: '4',
+    help: 'Largest request body accepted on /api (proxied requests excepted: the agent-server applies its own); larger ones get 413.',
+  }),
   LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
 };
 

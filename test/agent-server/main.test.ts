@@ -101,12 +101,12 @@ describe('parseConfig', () => {
   it('uses the defaults, then the environment, then the flags', () => {
     expect(parseConfig([], {})).toEqual({
       help: false,
-      config: { host: '127.0.0.1', port: 8000, dataDir: './data', logLevel: 'info', sessionKeys: [], allowedHosts: [], corsOrigins: [] },
+      config: { host: '127.0.0.1', port: 8000, dataDir: './data', maxBodyMb: 64, logLevel: 'info', sessionKeys: [], allowedHosts: [], corsOrigins: [] },
     });
-    const env = { HOST: '::1', PORT: '9000', DATA_DIR: '/env', LOG_LEVEL: 'debug' };
-    expect(parseConfig([], env)).toMatchObject({ config: { host: '::1', port: 9000, dataDir: '/env', logLevel: 'debug' } });
-    expect(parseConfig(['--host', 'localhost', '--port', '0', '--data-dir', '/flag'], env)).toMatchObject({
-      config: { host: 'localhost', port: 0, dataDir: '/flag' },
+    const env = { HOST: '::1', PORT: '9000', DATA_DIR: '/env', LOG_LEVEL: 'debug', MAX_REQUEST_BODY_MB: '8' };
+    expect(parseConfig([], env)).toMatchObject({ config: { host: '::1', port: 9000, dataDir: '/env', maxBodyMb: 8, logLevel: 'debug' } });
+    expect(parseConfig(['--host', 'localhost', '--port', '0', '--data-dir', '/flag', '--max-body-mb', '2'], env)).toMatchObject({
+      config: { host: 'localhost', port: 0, dataDir: '/flag', maxBodyMb: 2 },
     });
     expect(parseConfig(['-h'], {})).toEqual({ help: true });
     expect(parseConfig([], { ALLOWED_HOSTS: 'a.example, b.example', CORS_ORIGINS: 'https://ui.example' })).toMatchObject({

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       LLM_BASE_URL: undefined,
       LLM_API_KEY: undefined,
       SANDBOX_START_TIMEOUT_SECONDS: 300,
+      MAX_REQUEST_BODY_MB: 4,
       LOG_LEVEL: 'info',
     });
   });
@@ -43,6 +44,7 @@ describe('loadConfig', () => {
       SANDBOX_SERVER_INSTANCE: 'ci-42',
       RECONCILE_INTERVAL_MS: '250',
       ORPHAN_GRACE_SECONDS: '0',
+      MAX_REQUEST_BODY_MB: '16',
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -53,6 +55,7 @@ describe('loadConfig', () => {
       MAX_RUNNING_SANDBOXES: 3,
       SANDBOX_SERVER_INSTANCE: 'ci-42',
       ORPHAN_GRACE_SECONDS: 0,
+      MAX_REQUEST_BODY_MB: 16,
       LOG_LEVEL: 'debug',
     });
   });

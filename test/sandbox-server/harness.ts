@@ -36,7 +36,14 @@ export interface TestApp {
 
 export async function openTestApp(
   driver: TestDriver,
-  options: { maxRunningSandboxes?: number; apiKeys?: string[]; runtimes?: EngineRuntimes } = {},
+  options: {
+    maxRunningSandboxes?: number;
+    apiKeys?: string[];
+    runtimes?: EngineRuntimes;
+    maxRequestBodyBytes?: number;
+    /** Called after each kick is recorded, e.g. to stand in for a reconciler's verdict. */
+    onKick?: (db: DatabaseHandle['db'], sandboxId: string | undefined) => void;
+  } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
   await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
@@ -45,9 +52,15 @@ export async function openTestApp(
   await events.listen(handle.listen);
   const { app, injectWebSocket } = createSandboxServerApp({
     db: handle.db,
-    reconciler,
+    reconciler: {
+      kick(sandboxId) {
+        reconciler.kick(sandboxId);
+        options.onKick?.(handle.db, sandboxId);
+      },
+    },
     apiKeys: options.apiKeys ?? [API_KEY],
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
+    ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),
     events,
     runtimes: options.runtimes ?? { default: 'runc', available: ['runc', 'runsc'] },
   });

@@ -10,7 +10,8 @@ export async function writeJsonAtomic(file: string, value: unknown, mode = 0o600
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
   const handle = await open(temp, 'w', mode);
   try {
-    await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
+    // Compact: indenting every level would let a deeply nested setting grow many times over.
+    await handle.writeFile(`${JSON.stringify(value)}\n`);
     await handle.sync();
   } finally {
     await handle.close();

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { Event, JsonValue, TaskItem } from '../../events/index.js';
-
+import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
 import { createLlmClient, type LlmConfig } from '../agent/llm/index.js';
 import { createDefaultTools } from '../agent/tools/index.js';
@@ -18,7 +18,10 @@ export async function createConversationRunner(
   onStateChange: (key: string, value: JsonValue) => void,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
-  await mkdir(workspaceDir, { recursive: true });
+  await mkdir(workspaceDir, { recursive: true }).catch((error: unknown) => {
+    // The workspace was named by the client (a file, a path too long, a place we may not write).
+    throw new ConflictError(`The conversation's workspace ${workspaceDir} cannot be used: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  });
   return createAgentRunner({
     conversationId: metadata.id,
     log,

@@ -4,18 +4,35 @@ export const MASKED_SECRET = '**********';
 /** The LLM fields OpenHands declares as secrets, wherever an LLM config appears (agent, condenser, ...). */
 const SECRET_FIELDS = new Set(['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token']);
 
-/** A deep copy of `value` with every secret field that holds a value replaced by the mask. */
+/**
+ * A deep copy of `value` with every secret field that holds a value replaced by the mask. Copies
+ * with its own stack rather than by recursion: settings stored before nesting was bounded may be
+ * deeper than the call stack allows, and they must still be listed.
+ */
 export function maskSecrets<T>(value: T): T {
-  return maskValue(value) as T;
-}
-
-function maskValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskValue);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [
-      key,
-      SECRET_FIELDS.has(key) && field !== null && field !== undefined ? MASKED_SECRET : maskValue(field),
-    ]),
-  );
+  const root: { value: unknown } = { value: undefined };
+  const pending: Array<{ source: unknown; target: Record<string | number, unknown>; key: string | number }> = [
+    { source: value, target: root as Record<string, unknown>, key: 'value' },
+  ];
+  while (pending.length > 0) {
+    const { source, target, key } = pending.pop()!;
+    if (typeof source !== 'object' || source === null) {
+      target[key] = source;
+      continue;
+    }
+    if (Array.isArray(source)) {
+      const copy: unknown[] = new Array(source.length);
+      target[key] = copy;
+      source.forEach((item, index) => pending.push({ source: item, target: copy as unknown as Record<number, unknown>, key: index }));
+      continue;
+    }
+    const copy: Record<string, unknown> = {};
+    target[key] = copy;
+    for (const [field, item] of Object.entries(source)) {
+      // Assigned now, filled in later: keys keep their order.
+      copy[field] = SECRET_FIELDS.has(field) && item !== null && item !== undefined ? MASKED_SECRET : undefined;
+      if (copy[field] === undefined) pending.push({ source: item, target: copy, key: field });
+    }
+  }
+  return root.value as T;
 }

@@ -6,7 +6,9 @@
  *   <dataDir>/conversations/<uuid>/events.ndjson.checkpoint  its index, so a large log opens fast
  *
  * Metadata lives in memory and is written through on every change; a conversation whose meta.json
- * cannot be read at start is logged and skipped, never fatal. Routes and the WebSocket stream call
+ * cannot be read at start is logged and skipped, never fatal. A directory without meta.json is what
+ * a crash leaves of a conversation being created (meta.json is written first) or deleted: it is
+ * removed at start. Routes and the WebSocket stream call
  * the verbs here; unknown conversations and events are NotFoundErrors, bad input RequestValidationErrors.
  */
 import { randomUUID } from 'node:crypto';
@@ -91,8 +93,10 @@ export class ConversationService {
     await mkdir(service.root, { recursive: true });
     for (const entry of await readdir(service.root, { withFileTypes: true })) {
       if (!entry.isDirectory() || !isConversationId(entry.name)) continue;
-      const metadata = await readMetadata(join(service.root, entry.name, METADATA_FILE));
-      if (metadata?.id === entry.name) service.track(metadata);
+      const directory = join(service.root, entry.name);
+      const metadata = await readMetadata(join(directory, METADATA_FILE));
+      if (metadata === 'missing') await removeUnfinished(directory);
+      else if (metadata?.id === entry.name) service.track(metadata);
     }
     // An agent that was running when the process stopped carries on where its log ends.
     for (const conversation of service.conversations.values()) {
@@ -497,11 +501,25 @@ export class ConversationService {
   }
 }
 
-async function readMetadata(file: string): Promise<ConversationMetadata | undefined> {
+/** The metadata in `file`; undefined when it cannot be read (logged), 'missing' when there is none. */
+async function readMetadata(file: string): Promise<ConversationMetadata | undefined | 'missing'> {
+  let text: string;
   try {
-    return ConversationMetadataSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    logger.warn({ err: error, file }, 'skipping a conversation whose metadata cannot be read');
+    return undefined;
+  }
+  try {
+    return ConversationMetadataSchema.parse(JSON.parse(text));
   } catch (error) {
     logger.warn({ err: error, file }, 'skipping a conversation whose metadata cannot be read');
     return undefined;
   }
+}
+
+async function removeUnfinished(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+  logger.info({ directory }, 'removed a conversation directory without meta.json, left by a crash');
 }

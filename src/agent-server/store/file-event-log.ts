@@ -11,6 +11,9 @@
  * - One write and one fdatasync per group: batches that arrive while a write is in flight wait and
  *   go out together in the next one. Each `append` resolves after its group is durable and indexed,
  *   and `onAppend` listeners have heard the new size.
+ * - A group holding a batch of several events is written between the two states of a commit marker
+ *   (./batch-marker): at open, a group the marker shows unfinished is cut off whole, so a crash
+ *   never leaves part of a batch behind, even as complete lines.
  * - A crash can only tear the last write, so at open unreadable lines at the end of the file are
  *   cut off (truncate + fsync). An unreadable line followed by readable ones is not a torn tail but
  *   outside damage: opening fails rather than dropping acknowledged events.
@@ -32,6 +35,7 @@ import { logger } from '../../logger.js';
 import { timestampMillis } from '../../events/timestamp.js';
 import { readCheckpoint, UnusableCheckpointError, writeCheckpoint, type Checkpoint, type CheckpointSample } from './checkpoint.js';
 import { CorruptEventLogError, DuplicateEventIdError, EventLogUnavailableError, type DuplicateEventId, UnknownPageIdError } from './errors.js';
+import { BatchMarker } from './batch-marker.js';
 import { EventIndex, type IndexedRecord } from './event-index.js';
 import type { EventFilter, EventLog, EventLogPage, EventQuery, StoredEvent } from './event-log.js';
 import { openLogFile, readBytes, readLines, writeBytes } from './log-file.js';
@@ -77,14 +81,19 @@ export async function openEventLog<E extends StoredEvent>(file: string, options:
     checkpointBytes: options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
   };
   const handle = await openLogFile(file);
+  let marker: BatchMarker | undefined;
   try {
+    // First, so that neither the checkpoint nor the replay sees a batch that never finished.
+    marker = await BatchMarker.existing(file);
+    if (marker) await dropUnfinishedGroup(handle, file, marker);
     const restored = await restoreCheckpoint(handle, settings);
     const index = restored?.index ?? new EventIndex();
     const checkpointEnd = restored?.logEnd ?? 0;
     const end = await loadLog(handle, file, index, settings.searchableText, checkpointEnd);
     if (end > 0) logger.info({ file, events: index.size, checkpointedBytes: checkpointEnd, replayedBytes: end - checkpointEnd }, 'event log: opened');
-    return new FileEventLog<E>(settings, handle, index, end, checkpointEnd, options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    return new FileEventLog<E>(settings, handle, marker, index, end, checkpointEnd, options.cacheSize ?? DEFAULT_CACHE_SIZE);
   } catch (error) {
+    await marker?.close();
     await handle.close();
     throw error;
   }
@@ -147,6 +156,19 @@ function samplePositions(size: number): number[] {
   if (size === 0) return [];
   const count = Math.min(size, CHECKPOINT_SAMPLES);
   return [...new Set(Array.from({ length: count }, (_, i) => Math.round((i * (size - 1)) / Math.max(1, count - 1))))];
+}
+
+/** Cuts the log back to where an unfinished multi-event group began, and closes the marker. */
+async function dropUnfinishedGroup(handle: FileHandle, file: string, marker: BatchMarker): Promise<void> {
+  const start = await marker.openAt();
+  if (start === undefined) return;
+  const { size } = await handle.stat();
+  if (size > start) {
+    await handle.truncate(start);
+    await handle.datasync();
+  }
+  await marker.end();
+  logger.warn({ file, keptBytes: Math.min(start, size), cutBytes: Math.max(0, size - start) }, 'event log: dropped a batch a crash left unfinished');
 }
 
 /** Indexes every readable line from `start`, cuts a torn tail, and returns the end of the last record. */
@@ -246,6 +268,7 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
   constructor(
     private readonly settings: LogSettings,
     private readonly handle: FileHandle,
+    private marker: BatchMarker | undefined,
     private readonly index: EventIndex,
     private end: number,
     /** The log bytes the latest checkpoint covers. */
@@ -335,6 +358,7 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
       await this.checkpointing;
       this.checkpointIfBehind(Math.min(this.settings.checkpointBytes, CLOSE_CHECKPOINT_BYTES));
       await this.checkpointing;
+      await this.marker?.close();
       await this.handle.close();
     })();
     return this.closing;
@@ -369,7 +393,10 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
         continue;
       }
       try {
-        await this.commit(group.flatMap((batch) => batch.events));
+        await this.commit(
+          group.flatMap((batch) => batch.events),
+          group.some((batch) => batch.events.length > 1),
+        );
       } catch (error) {
         this.failure = new EventLogUnavailableError(this.file, 'failed a write; reopen it to repair its tail', { cause: error });
         await this.handle.truncate(this.end).catch(() => undefined);
@@ -407,10 +434,16 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
     this.checkpointEnd = logEnd;
   }
 
-  private async commit(events: PreparedEvent<E>[]): Promise<void> {
+  /** Writes a group; `guarded` (it holds a multi-event batch) brackets the write with the marker. */
+  private async commit(events: PreparedEvent<E>[], guarded: boolean): Promise<void> {
     const bytes = Buffer.concat(events.map((event) => event.line));
+    if (guarded) {
+      this.marker ??= await BatchMarker.open(this.file);
+      await this.marker.begin(this.end);
+    }
     await writeBytes(this.handle, bytes, this.end);
     await this.handle.datasync();
+    if (guarded) await this.marker!.end();
     const first = this.index.size;
     const records: IndexedRecord[] = [];
     let offset = this.end;

@@ -29,8 +29,9 @@ const NEWLINE = 0x0a;
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
- * Opens the log file for reading and appending, creating it and its directories when missing. New
- * directory entries are fsynced too: otherwise a power loss could lose the file with its first events.
+ * Opens the log file for reading and appending, creating it (0600: events carry what the agent saw)
+ * and its directories when missing. New directory entries are fsynced too: otherwise a power loss
+ * could lose the file with its first events.
  */
 export async function openLogFile(file: string): Promise<FileHandle> {
   const path = resolve(file);
@@ -41,7 +42,7 @@ export async function openLogFile(file: string): Promise<FileHandle> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const handle = await open(path, constants.O_RDWR | constants.O_CREAT);
+  const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
   await syncDirectory(directory);
   if (firstCreated !== undefined) {
     for (let created = directory; ; created = dirname(created)) {
@@ -52,7 +53,7 @@ export async function openLogFile(file: string): Promise<FileHandle> {
   return handle;
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+export async function syncDirectory(directory: string): Promise<void> {
   const handle = await open(directory, constants.O_RDONLY);
   try {
     await handle.sync();

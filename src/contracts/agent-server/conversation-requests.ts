@@ -64,7 +64,12 @@ export const AgentSchema = z.looseObject({
 });
 export type Agent = z.output<typeof AgentSchema>;
 
-export const WorkspaceSchema = z.object({ working_dir: z.string().min(1) });
+export const WorkspaceSchema = z.object({
+  working_dir: z
+    .string()
+    .min(1)
+    .refine((dir) => !dir.includes('\0'), 'Must not contain NUL bytes'),
+});
 
 /** A secret is a plain value or an OpenHands secret source ({kind: StaticSecret, value} and the like). */
 export const SecretsSchema = z.record(z.string(), z.union([z.string(), z.looseObject({})]));

@@ -5,7 +5,17 @@ import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/pagi
 import { SandboxStatusSchema } from './sandbox.js';
 
 const DateTimeSchema = z.string().openapi({ format: 'date-time' });
-const DateTimeQuerySchema = z.iso.datetime({ offset: true, local: true }).optional();
+/** The instants a PostgreSQL timestamp holds and JavaScript dates print in 4 digits. */
+const EARLIEST_MS = Date.parse('0001-01-01T00:00:00Z');
+const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+const DateTimeQuerySchema = z.iso
+  .datetime({ offset: true, local: true })
+  .refine((text) => {
+    const ms = Date.parse(text);
+    return ms >= EARLIEST_MS && ms <= LATEST_MS;
+  }, 'Datetime must be between years 0001 and 9999')
+  .optional();
 
 /**
  * POST /api/v1/app-conversations. Like FastAPI (and unlike events) unknown fields are dropped, so

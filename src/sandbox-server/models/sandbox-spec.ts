@@ -39,6 +39,8 @@ export const SearchSandboxSpecsQuerySchema = z.object({ page_id: PageIdQuerySche
 export const SandboxSpecIdParamsSchema = z.object({ id: z.string().min(1) });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The limits are stored in 32-bit integer columns. */
+const INT32_MAX = 2_147_483_647;
 const AGENT_SERVER_PORT = { name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT };
 
 /** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
@@ -68,13 +70,14 @@ export const CreateSandboxSpecRequestSchema = z
       .default([AGENT_SERVER_PORT])
       .refine((ports) => new Set(ports.map((p) => p.name)).size === ports.length, 'port names must be unique')
       .refine((ports) => new Set(ports.map((p) => p.container_port)).size === ports.length, 'container ports must be unique'),
-    cpus: z.number().positive().max(1024).nullable().default(null),
-    memory_mb: z.number().int().min(16).nullable().default(null),
-    pids_limit: z.number().int().min(1).nullable().default(null),
+    // Docker's smallest CPU share; smaller numbers would not fit the column (a 32-bit float) either.
+    cpus: z.number().min(0.01).max(1024).nullable().default(null),
+    memory_mb: z.number().int().min(16).max(INT32_MAX).nullable().default(null),
+    pids_limit: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     /** Absent: the server's SANDBOX_RUNTIME. */
     runtime: z.enum(OCI_RUNTIMES).optional(),
-    idle_pause_seconds: z.number().int().min(1).nullable().default(null),
-    ttl_seconds: z.number().int().min(1).nullable().default(null),
+    idle_pause_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
+    ttl_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     resume_on_access: z.boolean().default(true),
   })
   .strict()

@@ -9,7 +9,13 @@ import { parsePath } from './websocket-route.js';
 const PROXY_PATH = '/api/v1/sandboxes/{id}/agent/{path}';
 const ACCESS_TIMEOUT_MS = 120_000;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-const ProxyParamsSchema = z.object({ id: z.string().min(1).max(128) });
+const ProxyParamsSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .refine((id) => !id.includes('\0'), 'Must not contain NUL bytes'),
+});
 
 /**
  * `/api/v1/sandboxes/{id}/agent/{path...}`: any method, query and body go on to that sandbox's

@@ -48,15 +48,16 @@ describe('a restart over the same data directory', () => {
   });
 
   it('keeps the LLM key for the agent on disk, readable by the owner only, and still masks it', async () => {
-    const created = await server.createConversation();
+    const created = await server.createConversation({ initial_message: textMessage('hello') });
     const file = join(dataDir, 'conversations', created.id, 'meta.json');
     expect(JSON.parse(await readFile(file, 'utf8')).agent.llm.api_key).toBe('sk-secret');
     expect((await stat(file)).mode & 0o077).toBe(0);
+    expect((await stat(join(dataDir, 'conversations', created.id, 'events.ndjson'))).mode & 0o077).toBe(0);
     server = await server.reopen();
     expect((await server.callJson('GET', `/api/conversations/${created.id}`)).body.agent.llm.api_key).toBe('**********');
   });
 
-  it('skips a conversation whose metadata is broken or missing, and serves the others', async () => {
+  it('skips a conversation whose metadata is broken, removes one without metadata, and serves the others', async () => {
     const good = await server.createConversation();
     await server.close();
     const conversations = join(dataDir, 'conversations');
@@ -66,11 +67,14 @@ describe('a restart over the same data directory', () => {
     const invalid = randomUUID();
     await mkdir(join(conversations, invalid));
     await writeFile(join(conversations, invalid, 'meta.json'), JSON.stringify({ id: invalid }));
-    await mkdir(join(conversations, randomUUID()));
+    const unfinished = randomUUID();
+    await mkdir(join(conversations, unfinished));
+    await writeFile(join(conversations, unfinished, 'events.ndjson'), '');
     await mkdir(join(conversations, 'not-a-conversation'));
 
     server = await TestAgentServer.open(dataDir);
     expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(1);
+    expect((await readdir(conversations)).sort()).toEqual([broken, good.id, invalid, 'not-a-conversation'].sort());
     expect((await server.callJson('GET', `/api/conversations/${good.id}`)).status).toBe(200);
     expect((await server.callJson('GET', `/api/conversations/${broken}`)).status).toBe(404);
   });

@@ -68,4 +68,15 @@ describe('event log recovery at open', () => {
     await appendFile(file, `${JSON.stringify(events[0])}\n`);
     await expect(openEventLog(file)).rejects.toBeInstanceOf(CorruptEventLogError);
   });
+
+  it('drops every line of a multi-event batch a crash left unfinished, complete lines included', async () => {
+    // The 20 events above went in as one batch, so the log keeps a closed commit marker beside it.
+    expect((await readFile(`${file}.batch`, 'utf8')).trim()).toBe('{"open":-1}');
+    const more = Array.from({ length: 3 }, (_, i) => ({ id: `more-${i}`, kind: 'PauseEvent', source: 'user', timestamp: '2030-01-01T00:00:00Z' }));
+    // What a kill mid-write leaves: the marker opened at the old end, two whole lines and half a third.
+    await writeFile(`${file}.batch`, `{"open":${intactBytes}}`.padEnd(63, ' ') + '\n');
+    await appendFile(file, `${JSON.stringify(more[0])}\n${JSON.stringify(more[1])}\n${JSON.stringify(more[2]).slice(0, 20)}`);
+    await expectRepaired();
+    expect((await readFile(`${file}.batch`, 'utf8')).trim()).toBe('{"open":-1}');
+  });
 });

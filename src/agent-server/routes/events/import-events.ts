@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { parseEventBatch } from '../../conversations/event-batch.js';
+import { EventSchema } from '../../../events/index.js';
+import { readEventBatch } from '../../conversations/event-batch.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
@@ -11,9 +12,17 @@ export const importEventsRoute = createRoute({
   summary: 'Import events',
   description:
     'The body is NDJSON (one event per line, as /events/export writes) or a JSON array of events of any kind. ' +
-    'Every record is validated first; then all are appended in one batch with their ids and timestamps, or none is. ' +
-    'Problems are reported together, with loc ["body", <record index>, ...field]. An id already stored is refused.',
-  request: { params: ConversationPathSchema },
+    'Every record is validated first; then all are appended in one batch with their ids and timestamps, or none is, ' +
+    'even across a crash. Problems are reported together, with loc ["body", <record index>, ...field]. An id already ' +
+    'stored is refused. A body over the server\'s limit (MAX_REQUEST_BODY_MB) is a 413.',
+  request: {
+    params: ConversationPathSchema,
+    body: {
+      required: true,
+      description: 'One event per line (NDJSON), or a JSON array of events.',
+      content: { 'application/x-ndjson': { schema: z.array(EventSchema) } },
+    },
+  },
   responses: {
     200: jsonContent(z.object({ success: z.boolean(), count: z.int() }), 'The number of events appended'),
     ...conversationNotFoundResponse,
@@ -26,7 +35,10 @@ export function registerImportEvents(app: OpenAPIHono, conversations: Conversati
     const { conversation_id } = c.req.valid('param');
     // Unknown conversations answer 404 before a large body is read and validated.
     conversations.assertExists(conversation_id);
-    const events = parseEventBatch(await c.req.text());
+    // Streamed as it arrives, unless a middleware already read it (a JSON body, checked for depth).
+    const raw = c.req.raw;
+    const body = raw.body && !raw.bodyUsed ? raw.body.pipeThrough(new TextDecoderStream()) : [await c.req.text()];
+    const events = await readEventBatch(body);
     await conversations.importEvents(conversation_id, events);
     return c.json({ success: true, count: events.length }, 200);
   });

@@ -1,17 +1,17 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
-import { fileSystemError, pathIsDirectoryError } from './file-system-error.js';
+import { fileSystemError, notRegularFileError, pathIsDirectoryError } from './file-system-error.js';
 import { FileBytesSchema, FilePathQuerySchema } from './models.js';
 
 export const downloadFileRoute = createRoute({
   method: 'get',
   path: '/api/file/download',
   tags: ['Files'],
-  summary: 'Read a file at an absolute path',
+  summary: 'Read a regular file at an absolute path',
   request: { query: FilePathQuerySchema },
   responses: {
     200: { description: 'The file, streamed', content: { 'application/octet-stream': { schema: FileBytesSchema } } },
@@ -24,24 +24,36 @@ export const downloadFileRoute = createRoute({
 export function registerDownloadFile(app: OpenAPIHono): void {
   app.openapi(downloadFileRoute, async (c) => {
     const { path } = c.req.valid('query');
-    const found = await stat(path).catch((error: unknown) => {
-      throw fileSystemError(error);
-    });
-    if (found.isDirectory()) throw pathIsDirectoryError();
-    const body = await openStream(path);
-    return c.body(body, 200, {
+    const { handle, size } = await openRegularFile(path);
+    const stream = handle.createReadStream();
+    return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>, 200, {
       'content-type': 'application/octet-stream',
-      'content-length': String(found.size),
+      'content-length': String(size),
       'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(basename(path))}`,
     });
   });
 }
 
-/** Opens the file before answering, so a file we may not read is a 403 and not a broken 200. */
-function openStream(path: string): Promise<ReadableStream<Uint8Array>> {
-  return new Promise((resolve, reject) => {
-    const stream = createReadStream(path);
-    stream.once('error', (error) => reject(fileSystemError(error)));
-    stream.once('open', () => resolve(Readable.toWeb(stream) as ReadableStream<Uint8Array>));
-  });
+/**
+ * Opens `path` before answering, so a file we may not read is a 403 and not a broken 200. Opened
+ * with O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever, holding
+ * one of the few threads every file operation of the server shares. Only a regular file is served
+ * (a FIFO, socket or device has no size and may never end); O_NONBLOCK changes nothing for those.
+ */
+async function openRegularFile(path: string): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (error) {
+    throw fileSystemError(error);
+  }
+  try {
+    const found = await handle.stat();
+    if (found.isDirectory()) throw pathIsDirectoryError();
+    if (!found.isFile()) throw notRegularFileError();
+    return { handle, size: found.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }

@@ -14,6 +14,10 @@ export function fileSystemError(error: unknown): unknown {
     case 'ENOTDIR':
     case 'EEXIST':
       return pathError('A parent of the path is not a directory');
+    case 'ENAMETOOLONG':
+      return pathError('File name too long');
+    case 'ELOOP':
+      return pathError('Too many levels of symbolic links');
     case 'EACCES':
     case 'EPERM':
       return new ForbiddenError('Permission denied');
@@ -24,6 +28,10 @@ export function fileSystemError(error: unknown): unknown {
 
 export function pathIsDirectoryError(): DomainError {
   return pathError('Path is a directory');
+}
+
+export function notRegularFileError(): DomainError {
+  return pathError('Path is not a regular file');
 }
 
 function pathError(msg: string): DomainError {

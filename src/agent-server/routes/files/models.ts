@@ -6,6 +6,7 @@ export const FilePathQuerySchema = z.object({
   path: z
     .string()
     .min(1)
+    .refine((path) => !path.includes('\0'), 'Path must not contain NUL bytes')
     .refine(isAbsolute, 'Path must be absolute')
     .openapi({ description: 'Absolute file path', example: '/workspace/notes.txt' }),
 });
