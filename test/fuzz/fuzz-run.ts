@@ -42,6 +42,11 @@ export async function fuzz(target: FuzzTarget, options: { numRuns: number; seed:
     const response = await withDeadline(target.send(request), request);
     tally.requests++;
     tally.byStatus[response.status] = (tally.byStatus[response.status] ?? 0) + 1;
+    // A stream (server-sent events) never ends by itself: its status and headers are the answer.
+    if (response.ok && /^text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
+      await response.body?.cancel();
+      return;
+    }
     const text = await withDeadline(response.text(), request);
     const problem = contractProblem(response, text);
     if (problem) throw new Error(`${request.operation} (${request.method} ${request.url.slice(0, 300)}): ${problem}`);

@@ -2,20 +2,11 @@ import { z } from '@hono/zod-openapi';
 import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
 import { START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+import { storableDateTime } from './common.js';
 import { SandboxStatusSchema } from './sandbox.js';
 
 const DateTimeSchema = z.string().openapi({ format: 'date-time' });
-/** The instants a PostgreSQL timestamp holds and JavaScript dates print in 4 digits. */
-const EARLIEST_MS = Date.parse('0001-01-01T00:00:00Z');
-const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
-
-const DateTimeQuerySchema = z.iso
-  .datetime({ offset: true, local: true })
-  .refine((text) => {
-    const ms = Date.parse(text);
-    return ms >= EARLIEST_MS && ms <= LATEST_MS;
-  }, 'Datetime must be between years 0001 and 9999')
-  .optional();
+const DateTimeQuerySchema = storableDateTime({ offset: true, local: true }).optional();
 
 /**
  * POST /api/v1/app-conversations. Like FastAPI (and unlike events) unknown fields are dropped, so

@@ -1,5 +1,17 @@
 import { z } from '@hono/zod-openapi';
 
+/** The instants a PostgreSQL timestamp holds and JavaScript prints with a 4-digit year. */
+const EARLIEST_MS = Date.parse('0001-01-01T00:00:00Z');
+const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** An ISO 8601 date-time a query can compare with stored timestamps: years 0001 to 9999. */
+export function storableDateTime(options: { offset?: boolean; local?: boolean }) {
+  return z.iso.datetime(options).refine((text) => {
+    const ms = Date.parse(text);
+    return ms >= EARLIEST_MS && ms <= LATEST_MS;
+  }, 'Datetime must be between years 0001 and 9999');
+}
+
 /** Answer of write routes with nothing else to say. */
 export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Success');
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { LimitQuerySchema, pageSchema } from '../../http/paging.js';
+import { storableDateTime } from './common.js';
 import { LIFECYCLE_EVENT_TYPES, SUBJECT_KINDS } from '../../contracts/lifecycle-event.js';
 
 export const LifecycleEventTypeSchema = z.enum(LIFECYCLE_EVENT_TYPES).openapi('LifecycleEventType');
@@ -34,7 +35,7 @@ const TypesQuerySchema = z
   .optional()
   .openapi({ type: 'array', items: { type: 'string', enum: [...LIFECYCLE_EVENT_TYPES] }, description: 'Only these types (repeatable).' });
 
-const TimestampQuerySchema = z.iso.datetime({ offset: true }).openapi({ format: 'date-time' });
+const TimestampQuerySchema = storableDateTime({ offset: true }).openapi({ format: 'date-time' });
 
 /** The filters shared by the search, the stream and the socket. */
 export const EventFilterQuerySchema = z.object({

@@ -151,7 +151,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         [{ image: 'x', initial_env: { 'A-B': 'c' } }, [{ loc: ['body', 'initial_env', 'A-B'], msg: 'must be a valid environment variable name', type: 'value_error' }]],
         [{ image: 'x', initial_env: { A: 1 } }, [{ loc: ['body', 'initial_env', 'A'], msg: 'Invalid input: expected string, received number', type: 'string_type' }]],
         [{ image: 'x', memory_mb: 1.5 }, [{ loc: ['body', 'memory_mb'], msg: 'Invalid input: expected int, received number', type: 'int_type' }]],
-        [{ image: 'x', cpus: 0 }, [{ loc: ['body', 'cpus'], msg: 'Too small: expected number to be >0', type: 'greater_than' }]],
+        [{ image: 'x', cpus: 0 }, [{ loc: ['body', 'cpus'], msg: 'Too small: expected number to be >=0.01', type: 'greater_than_equal' }]],
         [
           { image: 'x', exposed_ports: [{ name: 'A', container_port: 1 }, { name: 'A', container_port: 2 }] },
           [{ loc: ['body', 'exposed_ports'], msg: 'port names must be unique', type: 'value_error' }],
