@@ -3,6 +3,7 @@
  * bounded output. A directory that is not in a repository is reported as such, not as a failure.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { UnavailableError } from '../../../errors/index.js';
 
 /** A repository's whole file list or one file's content may be large; past this the call fails. */
@@ -15,6 +16,8 @@ export function git(cwd: string, args: readonly string[]): Promise<GitResult> {
     execFile('git', [...args], { cwd, maxBuffer: MAX_OUTPUT_BYTES, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (!error) return resolve({ ok: true, stdout });
       const code = (error as NodeJS.ErrnoException).code;
+      // execFile reports a missing working directory as ENOENT too: that is the caller's path, not git.
+      if (code === 'ENOENT' && !stderr && !existsSync(cwd)) return resolve({ ok: false, stderr: `No such directory: ${cwd}` });
       if (code === 'ENOENT' && !stderr) return reject(new UnavailableError('git is not installed on this agent-server'));
       resolve({ ok: false, stderr: stderr || error.message });
     });
