@@ -55,6 +55,8 @@ export interface EventLog<E extends StoredEvent = StoredEvent> {
   positionOf(id: string): number | undefined;
   /** Events at positions [from, to) in append order. */
   readRange(from: number, to: number): Promise<E[]>;
+  /** The stored records at positions [from, to), each as its JSON text (no newline), read in one go. */
+  readLines(from: number, to: number): Promise<string[]>;
   search(query: EventQuery): Promise<EventLogPage<E>>;
   count(filter: EventFilter): number;
   /** Every stored record as one NDJSON line (with its newline), in append order. */

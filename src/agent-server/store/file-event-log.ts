@@ -322,6 +322,20 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
     return this.readPositions(positions, false);
   }
 
+  async readLines(from: number, to: number): Promise<string[]> {
+    const start = Math.max(0, Math.ceil(from));
+    const stop = Math.min(this.index.size, Math.floor(to));
+    if (stop <= start) return [];
+    const first = this.index.offsetOf(start);
+    const buffer = await readBytes(this.handle, first, this.index.offsetOf(stop - 1) + this.index.lengthOf(stop - 1) - first);
+    const lines: string[] = [];
+    for (let position = start; position < stop; position++) {
+      const lineStart = this.index.offsetOf(position) - first;
+      lines.push(buffer.toString('utf8', lineStart, lineStart + this.index.lengthOf(position) - 1));
+    }
+    return lines;
+  }
+
   async search(query: EventQuery): Promise<EventLogPage<E>> {
     if (!Number.isInteger(query.limit) || query.limit < 1) throw new RangeError(`limit must be a positive integer, got ${query.limit}`);
     let from: number | undefined;

@@ -69,10 +69,11 @@ export class EventSubscriber {
     this.pumping = true;
     try {
       while (this.open && this.cursor < this.log.size) {
-        const events = await this.log.readRange(this.cursor, Math.min(this.log.size, this.cursor + READ_BATCH_EVENTS));
-        for (const event of events) {
+        // The stored line is the event's JSON text already: sent as is, not parsed and rewritten per subscriber.
+        const lines = await this.log.readLines(this.cursor, Math.min(this.log.size, this.cursor + READ_BATCH_EVENTS));
+        for (const line of lines) {
           if (!this.open) return;
-          const flushed = this.send(JSON.stringify(event));
+          const flushed = this.send(line);
           this.cursor++;
           if (this.socket.bufferedAmount > this.limits.maxBufferedBytes && !(await this.flushedInTime(flushed))) return;
         }

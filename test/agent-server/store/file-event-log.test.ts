@@ -61,6 +61,19 @@ describe('file event log', () => {
     await log.close();
   });
 
+  it('reads stored records as their JSON lines, the text a stream sends unchanged', async () => {
+    const log = await openEventLog(file, { cacheSize: 2 });
+    const maker = eventMaker(seededRandom(2));
+    const events = Array.from({ length: 20 }, () => maker.next());
+    await log.append(events);
+    const lines = await log.readLines(5, 9);
+    expect(lines).toEqual((await log.readRange(5, 9)).map((event) => JSON.stringify(event)));
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(events.slice(5, 9));
+    expect(await log.readLines(18, 99)).toHaveLength(2);
+    expect(await log.readLines(7, 7)).toEqual([]);
+    await log.close();
+  });
+
   it('keeps every event, in order, across a reopen', async () => {
     const maker = eventMaker(seededRandom(2));
     const events = Array.from({ length: 500 }, () => maker.next());

@@ -32,6 +32,10 @@ export class ObservedEventLog implements EventLog {
     await this.readGate?.();
     return this.inner.readRange(from, to);
   };
+  readLines: EventLog['readLines'] = async (from, to) => {
+    await this.readGate?.();
+    return this.inner.readLines(from, to);
+  };
   search: EventLog['search'] = (query) => this.inner.search(query);
   count: EventLog['count'] = (filter) => this.inner.count(filter);
   exportLines: EventLog['exportLines'] = () => this.inner.exportLines();
