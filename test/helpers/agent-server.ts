@@ -1,5 +1,7 @@
+import { afterEach, beforeEach } from 'vitest';
 import { createAgentServerApp, type AgentServer } from '../../src/agent-server/app.js';
 import type { ConversationInfo } from '../../src/contracts/agent-server/conversation-info.js';
+import { makeTempDir, removeDir } from './temp-dir.js';
 
 export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 
@@ -60,6 +62,51 @@ export class TestAgentServer {
   close(): Promise<void> {
     return this.server.close();
   }
+}
+
+export interface AgentServerFixture {
+  /** The running test's server; `reopen()` replaces it. */
+  readonly server: TestAgentServer;
+  readonly dataDir: string;
+  /** Closes the server, runs `whileClosed` (to change its files as a crash would), and opens a new one over the same directory. */
+  reopen(whileClosed?: () => Promise<void>): Promise<TestAgentServer>;
+}
+
+/**
+ * The agent-server every route test starts from: a TestAgentServer over a fresh data directory
+ * before each test, closed and removed after it. Call once at the top of a file or describe.
+ */
+export function useTestAgentServer(options: { tempPrefix?: string } = {}): AgentServerFixture {
+  let current: TestAgentServer | undefined;
+  beforeEach(async () => {
+    current = await TestAgentServer.open(await makeTempDir(options.tempPrefix));
+  });
+  afterEach(async () => {
+    const server = current;
+    current = undefined;
+    if (!server) return;
+    await server.close();
+    await removeDir(server.dataDir);
+  });
+  function running(): TestAgentServer {
+    if (!current) throw new Error('the agent-server fixture is only there while a test runs');
+    return current;
+  }
+  return {
+    get server() {
+      return running();
+    },
+    get dataDir() {
+      return running().dataDir;
+    },
+    async reopen(whileClosed) {
+      const server = running();
+      await server.close();
+      await whileClosed?.();
+      current = await TestAgentServer.open(server.dataDir);
+      return current;
+    },
+  };
 }
 
 /** A minimal valid StartConversationRequest, with fields replaced by `overrides`. */

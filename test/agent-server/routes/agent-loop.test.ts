@@ -1,30 +1,26 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startRequest, TestAgentServer, textMessage } from '../../helpers/agent-server.js';
+import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 import { type ScriptedLlm, startScriptedLlm, text, toolCalls } from '../../helpers/scripted-llm.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
 /** The agent loop driven through the agent-server's HTTP routes, against a scripted LLM. */
 describe('running the agent over HTTP', () => {
-  let dataDir: string;
   let workspace: string;
-  let server: TestAgentServer;
   let llm: ScriptedLlm | undefined;
 
   beforeEach(async () => {
-    dataDir = await makeTempDir('agent-loop-http-');
     workspace = await makeTempDir('agent-loop-workspace-');
-    server = await TestAgentServer.open(dataDir);
   });
   afterEach(async () => {
-    await server.close();
     await llm?.close();
-    await removeDir(dataDir);
     await removeDir(workspace);
   });
+  // Registered after the hooks above, so the server closes before the scripted LLM it may be calling.
+  const agent = useTestAgentServer({ tempPrefix: 'agent-loop-http-' });
 
   async function conversationWith(script: Parameters<typeof startScriptedLlm>[0], overrides: Record<string, unknown> = {}) {
     llm = await startScriptedLlm(script);
-    return server.createConversation(
+    return agent.server.createConversation(
       startRequest({
         agent: { kind: 'Agent', llm: { model: 'scripted', base_url: llm.baseUrl, api_key: 'sk-test' } },
         workspace: { working_dir: workspace },
@@ -35,13 +31,13 @@ describe('running the agent over HTTP', () => {
 
   async function statusBecomes(id: string, status: string) {
     await vi.waitFor(
-      async () => expect((await server.callJson('GET', `/api/conversations/${id}`)).body.execution_status).toBe(status),
+      async () => expect((await agent.server.callJson('GET', `/api/conversations/${id}`)).body.execution_status).toBe(status),
       { timeout: 15_000, interval: 25 },
     );
   }
 
   async function events(id: string, query = '') {
-    return (await server.callJson('GET', `/api/conversations/${id}/events/search?limit=100${query}`)).body.items as any[];
+    return (await agent.server.callJson('GET', `/api/conversations/${id}/events/search?limit=100${query}`)).body.items as any[];
   }
 
   it('runs a message through the LLM and real tools until the agent finishes', async () => {
@@ -78,10 +74,10 @@ describe('running the agent over HTTP', () => {
     const created = await conversationWith([toolCalls([{ name: 'terminal', arguments: { command: 'rm -rf build' } }])], {
       confirmation_policy: { kind: 'AlwaysConfirm' },
     });
-    await server.call('POST', `/api/conversations/${created.id}/events`, { json: { ...textMessage('Clean up'), run: true } });
+    await agent.server.call('POST', `/api/conversations/${created.id}/events`, { json: { ...textMessage('Clean up'), run: true } });
     await statusBecomes(created.id, 'waiting_for_confirmation');
 
-    const answer = await server.callJson('POST', `/api/conversations/${created.id}/events/respond_to_confirmation`, {
+    const answer = await agent.server.callJson('POST', `/api/conversations/${created.id}/events/respond_to_confirmation`, {
       json: { accept: false, reason: 'Not that directory' },
     });
     expect(answer).toEqual({ status: 200, body: { success: true } });
@@ -95,11 +91,11 @@ describe('running the agent over HTTP', () => {
   it('changes the confirmation policy and validates it', async () => {
     const created = await conversationWith([text('ok')]);
     const path = `/api/conversations/${created.id}/confirmation_policy`;
-    expect(await server.callJson('POST', path, { json: { policy: { kind: 'AlwaysConfirm' } } })).toEqual({ status: 200, body: { success: true } });
+    expect(await agent.server.callJson('POST', path, { json: { policy: { kind: 'AlwaysConfirm' } } })).toEqual({ status: 200, body: { success: true } });
     await vi.waitFor(async () =>
-      expect((await server.callJson('GET', `/api/conversations/${created.id}`)).body.confirmation_policy).toEqual({ kind: 'AlwaysConfirm' }),
+      expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body.confirmation_policy).toEqual({ kind: 'AlwaysConfirm' }),
     );
-    const bad = await server.callJson('POST', path, { json: { policy: { kind: 'Sometimes' } } });
+    const bad = await agent.server.callJson('POST', path, { json: { policy: { kind: 'Sometimes' } } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc.slice(0, 3)).toEqual(['body', 'policy', 'kind']);
   });
@@ -113,7 +109,7 @@ describe('running the agent over HTTP', () => {
     const [error] = await events(created.id, '&kind=ConversationErrorEvent');
     expect(error).toMatchObject({ source: 'environment', code: 'LLMAuthenticationError' });
     expect(error.detail).not.toContain('sk-test');
-    expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(1);
+    expect((await agent.server.callJson('GET', '/api/conversations/count')).body).toBe(1);
   });
 
   it('keeps the agent plan across a restart of the agent-server', async () => {
@@ -128,8 +124,8 @@ describe('running the agent over HTTP', () => {
       { initial_message: { ...textMessage('Plan it'), run: true } },
     );
     await statusBecomes(created.id, 'finished');
-    server = await server.reopen();
-    await server.call('POST', `/api/conversations/${created.id}/events`, { json: { ...textMessage('Show the plan'), run: true } });
+    await agent.reopen();
+    await agent.server.call('POST', `/api/conversations/${created.id}/events`, { json: { ...textMessage('Show the plan'), run: true } });
     await vi.waitFor(async () => expect(await events(created.id, '&kind=ObservationEvent')).toHaveLength(4), { timeout: 15_000 });
     const observations = (await events(created.id, '&kind=ObservationEvent')).filter((e) => e.observation.kind === 'TaskTrackerObservation');
     expect(observations.map((e) => e.observation.command)).toEqual(['plan', 'view']);

@@ -1,35 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startRequest, TestAgentServer, textMessage } from '../../helpers/agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { describe, expect, it, vi } from 'vitest';
+import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 
-let dataDir: string;
-let server: TestAgentServer;
-
-beforeEach(async () => {
-  dataDir = await makeTempDir();
-  server = await TestAgentServer.open(dataDir);
-});
-
-afterEach(async () => {
-  await server.close();
-  await removeDir(dataDir);
-});
+const agent = useTestAgentServer();
 
 const NOT_FOUND = { detail: 'Conversation not found' };
 
 /** The persisted metadata of a conversation, as the next start will read it. */
 async function readMetadata(id: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await readFile(join(dataDir, 'conversations', id, 'meta.json'), 'utf8'));
+  return JSON.parse(await readFile(join(agent.dataDir, 'conversations', id, 'meta.json'), 'utf8'));
 }
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 describe('POST /api/conversations', () => {
   it('creates a conversation (201) and answers the existing one (200) for a repeated conversation_id', async () => {
     const id = randomUUID();
-    const first = await server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: id, tags: { env: 'dev' } }) });
+    const first = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: id, tags: { env: 'dev' } }) });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
       id,
@@ -43,35 +31,35 @@ describe('POST /api/conversations', () => {
     });
     expect(Date.parse(first.body.created_at)).not.toBeNaN();
 
-    const again = await server.callJson('POST', '/api/conversations', {
+    const again = await agent.server.callJson('POST', '/api/conversations', {
       json: startRequest({ conversation_id: id, tags: { env: 'prod' } }),
     });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(1);
+    expect((await agent.server.callJson('GET', '/api/conversations/count')).body).toBe(1);
   });
 
   it('creates a conversation once when the same conversation_id is started concurrently', async () => {
     const id = randomUUID();
     const answers = await Promise.all(
-      [1, 2, 3].map(() => server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: id }) })),
+      [1, 2, 3].map(() => agent.server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: id }) })),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 201]);
     expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
-    expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(1);
+    expect((await agent.server.callJson('GET', '/api/conversations/count')).body).toBe(1);
   });
 
   it('generates an id when none is given and keeps an upper-case one in canonical form', async () => {
-    const generated = await server.createConversation();
+    const generated = await agent.server.createConversation();
     expect(generated.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const upper = randomUUID().toUpperCase();
-    const created = await server.createConversation({ conversation_id: upper });
+    const created = await agent.server.createConversation({ conversation_id: upper });
     expect(created.id).toBe(upper.toLowerCase());
-    expect((await server.call('GET', `/api/conversations/${upper}`)).status).toBe(200);
+    expect((await agent.server.call('GET', `/api/conversations/${upper}`)).status).toBe(200);
   });
 
   it('never answers the LLM key or the secrets', async () => {
-    const created = await server.createConversation({
+    const created = await agent.server.createConversation({
       secrets: { GITHUB_TOKEN: 'ghp-secret', OTHER: { kind: 'StaticSecret', value: 'static-secret' } },
       agent: {
         kind: 'Agent',
@@ -79,19 +67,19 @@ describe('POST /api/conversations', () => {
         condenser: { kind: 'LLMSummarizingCondenser', llm: { model: 'c', api_key: 'sk-condenser' } },
       },
     });
-    const fetched = await server.callJson('GET', `/api/conversations/${created.id}`);
+    const fetched = await agent.server.callJson('GET', `/api/conversations/${created.id}`);
     for (const body of [created, fetched.body]) {
       const text = JSON.stringify(body);
       expect(text).not.toMatch(/sk-secret|aws-secret|ghp-secret|static-secret|sk-condenser/);
       expect(body.agent.llm.api_key).toBe('**********');
       expect(body.agent.condenser.llm.api_key).toBe('**********');
     }
-    const withoutKey = await server.createConversation({ agent: { llm: { model: 'm', api_key: null } } });
+    const withoutKey = await agent.server.createConversation({ agent: { llm: { model: 'm', api_key: null } } });
     expect(withoutKey.agent.llm.api_key).toBeNull();
   });
 
   it('accepts what OpenHands clients send besides the fields it uses', async () => {
-    const { status, body } = await server.callJson('POST', '/api/conversations', {
+    const { status, body } = await agent.server.callJson('POST', '/api/conversations', {
       json: {
         agent: { kind: 'Agent', llm: { model: 'm', usage_id: 'agent', temperature: 0 }, tools: [{ name: 'TerminalTool', params: {} }], agent_context: null },
         workspace: { type: 'local', working_dir: '/w' },
@@ -113,8 +101,8 @@ describe('POST /api/conversations', () => {
   });
 
   it('turns initial_message into a user MessageEvent', async () => {
-    const created = await server.createConversation({ initial_message: textMessage('Fix the bug') });
-    const events = await server.callJson('GET', `/api/conversations/${created.id}/events/search`);
+    const created = await agent.server.createConversation({ initial_message: textMessage('Fix the bug') });
+    const events = await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search`);
     expect(events.body.items).toHaveLength(1);
     expect(events.body.items[0]).toMatchObject({
       kind: 'MessageEvent',
@@ -125,43 +113,43 @@ describe('POST /api/conversations', () => {
   });
 
   it('answers 422 with FastAPI bodies for invalid requests', async () => {
-    const missing = await server.callJson('POST', '/api/conversations', { json: { workspace: { working_dir: '/w' } } });
+    const missing = await agent.server.callJson('POST', '/api/conversations', { json: { workspace: { working_dir: '/w' } } });
     expect(missing).toEqual({ status: 422, body: { detail: [{ loc: ['body', 'agent'], msg: 'Field required', type: 'missing' }] } });
 
-    const badId = await server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: 'nope' }) });
+    const badId = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: 'nope' }) });
     expect(badId).toEqual({
       status: 422,
       body: { detail: [{ loc: ['body', 'conversation_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] },
     });
 
-    const badTag = await server.callJson('POST', '/api/conversations', { json: startRequest({ tags: { Env: 'x' } }) });
+    const badTag = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ tags: { Env: 'x' } }) });
     expect(badTag.status).toBe(422);
     expect(badTag.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'tags']);
 
-    const badPolicy = await server.callJson('POST', '/api/conversations', {
+    const badPolicy = await agent.server.callJson('POST', '/api/conversations', {
       json: startRequest({ confirmation_policy: { kind: 'SometimesConfirm' } }),
     });
     expect(badPolicy.status).toBe(422);
     expect(badPolicy.body.detail[0].loc).toEqual(['body', 'confirmation_policy', 'kind']);
 
-    const noModel = await server.callJson('POST', '/api/conversations', { json: startRequest({ agent: { llm: {} } }) });
+    const noModel = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ agent: { llm: {} } }) });
     expect(noModel.body.detail).toEqual([{ loc: ['body', 'agent', 'llm', 'model'], msg: 'Field required', type: 'missing' }]);
   });
 
   it('answers 422 for a malformed JSON body, a body that is not an object, and a body that is not JSON', async () => {
-    const malformed = await server.callJson('POST', '/api/conversations', {
+    const malformed = await agent.server.callJson('POST', '/api/conversations', {
       body: '{"agent": ',
       headers: { 'content-type': 'application/json' },
     });
     expect(malformed).toEqual({ status: 422, body: { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] } });
 
-    const array = await server.callJson('POST', '/api/conversations', { json: [1, 2] });
+    const array = await agent.server.callJson('POST', '/api/conversations', { json: [1, 2] });
     expect(array.status).toBe(422);
     expect(array.body.detail[0].loc).toEqual(['body']);
 
     const contentTypes: Record<string, string>[] = [{ 'content-type': 'text/plain' }, {}];
     for (const headers of contentTypes) {
-      const notJson = await server.callJson('POST', '/api/conversations', { body: JSON.stringify(startRequest()), headers });
+      const notJson = await agent.server.callJson('POST', '/api/conversations', { body: JSON.stringify(startRequest()), headers });
       expect(notJson).toEqual({
         status: 422,
         body: {
@@ -174,10 +162,10 @@ describe('POST /api/conversations', () => {
 
 describe('GET /api/conversations/{conversation_id}', () => {
   it('answers the conversation, 404 for an unknown one and 422 for a malformed id', async () => {
-    const created = await server.createConversation({ title: 'First' });
-    expect(await server.callJson('GET', `/api/conversations/${created.id}`)).toEqual({ status: 200, body: created });
-    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
-    expect(await server.callJson('GET', '/api/conversations/not-a-uuid')).toEqual({
+    const created = await agent.server.createConversation({ title: 'First' });
+    expect(await agent.server.callJson('GET', `/api/conversations/${created.id}`)).toEqual({ status: 200, body: created });
+    expect(await agent.server.callJson('GET', `/api/conversations/${UNKNOWN_ID}`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await agent.server.callJson('GET', '/api/conversations/not-a-uuid')).toEqual({
       status: 422,
       body: { detail: [{ loc: ['path', 'conversation_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] },
     });
@@ -186,28 +174,28 @@ describe('GET /api/conversations/{conversation_id}', () => {
 
 describe('GET /api/conversations (batch)', () => {
   it('answers one entry per id, in order, null for unknown ids', async () => {
-    const a = await server.createConversation();
-    const b = await server.createConversation();
-    const { status, body } = await server.callJson('GET', `/api/conversations?ids=${b.id}&ids=${UNKNOWN_ID}&ids=${a.id}`);
+    const a = await agent.server.createConversation();
+    const b = await agent.server.createConversation();
+    const { status, body } = await agent.server.callJson('GET', `/api/conversations?ids=${b.id}&ids=${UNKNOWN_ID}&ids=${a.id}`);
     expect(status).toBe(200);
     expect(body).toEqual([b, null, a]);
-    expect((await server.callJson('GET', `/api/conversations?ids=${a.id}`)).body).toEqual([a]);
+    expect((await agent.server.callJson('GET', `/api/conversations?ids=${a.id}`)).body).toEqual([a]);
   });
 
   it('answers 400 for more than 100 ids and 422 for a malformed or missing one', async () => {
     const ids = Array.from({ length: 101 }, () => `ids=${randomUUID()}`).join('&');
-    const tooMany = await server.callJson('GET', `/api/conversations?${ids}`);
+    const tooMany = await agent.server.callJson('GET', `/api/conversations?${ids}`);
     expect(tooMany).toEqual({ status: 400, body: { detail: 'Too many ids: at most 100 per request' } });
 
     const hundred = Array.from({ length: 100 }, () => `ids=${randomUUID()}`).join('&');
-    expect((await server.callJson('GET', `/api/conversations?${hundred}`)).body).toHaveLength(100);
+    expect((await agent.server.callJson('GET', `/api/conversations?${hundred}`)).body).toHaveLength(100);
 
-    const malformed = await server.callJson('GET', `/api/conversations?ids=${UNKNOWN_ID}&ids=x`);
+    const malformed = await agent.server.callJson('GET', `/api/conversations?ids=${UNKNOWN_ID}&ids=x`);
     expect(malformed).toEqual({
       status: 422,
       body: { detail: [{ loc: ['query', 'ids', 1], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] },
     });
-    const missing = await server.callJson('GET', '/api/conversations');
+    const missing = await agent.server.callJson('GET', '/api/conversations');
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0].loc).toEqual(['query', 'ids']);
   });
@@ -216,7 +204,7 @@ describe('GET /api/conversations (batch)', () => {
 describe('GET /api/conversations/search and /count', () => {
   it('pages through conversations in every sort order, exactly once each', async () => {
     const created = [];
-    for (let i = 0; i < 5; i++) created.push(await server.createConversation());
+    for (let i = 0; i < 5; i++) created.push(await agent.server.createConversation());
     const ascending = [...created].sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
 
     const collect = async (sortOrder: string): Promise<string[]> => {
@@ -224,7 +212,7 @@ describe('GET /api/conversations/search and /count', () => {
       let pageId: string | null = null;
       do {
         const query = `sort_order=${sortOrder}&limit=2${pageId ? `&page_id=${pageId}` : ''}`;
-        const { status, body } = await server.callJson('GET', `/api/conversations/search?${query}`);
+        const { status, body } = await agent.server.callJson('GET', `/api/conversations/search?${query}`);
         expect(status).toBe(200);
         expect(body.items.length).toBeLessThanOrEqual(2);
         ids.push(...body.items.map((c: { id: string }) => c.id));
@@ -236,29 +224,29 @@ describe('GET /api/conversations/search and /count', () => {
     expect(await collect('CREATED_AT_DESC')).toEqual(ascending.map((c) => c.id).reverse());
 
     // Touching the oldest one makes it the most recently updated.
-    await server.call('POST', `/api/conversations/${ascending[0]!.id}/events`, { json: textMessage('hi') });
+    await agent.server.call('POST', `/api/conversations/${ascending[0]!.id}/events`, { json: textMessage('hi') });
     const byUpdate = await collect('UPDATED_AT');
     expect(byUpdate.at(-1)).toBe(ascending[0]!.id);
     expect(await collect('UPDATED_AT_DESC')).toEqual([...byUpdate].reverse());
   });
 
   it('defaults to CREATED_AT_DESC and 100 per page', async () => {
-    for (let i = 0; i < 3; i++) await server.createConversation();
-    const byDefault = await server.callJson('GET', '/api/conversations/search');
-    const explicit = await server.callJson('GET', '/api/conversations/search?sort_order=CREATED_AT_DESC&limit=100');
+    for (let i = 0; i < 3; i++) await agent.server.createConversation();
+    const byDefault = await agent.server.callJson('GET', '/api/conversations/search');
+    const explicit = await agent.server.callJson('GET', '/api/conversations/search?sort_order=CREATED_AT_DESC&limit=100');
     expect(byDefault.body).toEqual(explicit.body);
     expect(byDefault.body.items).toHaveLength(3);
     expect(byDefault.body.next_page_id).toBeNull();
   });
 
   it('filters by execution status in search and count', async () => {
-    const paused = await server.createConversation();
-    await server.createConversation();
-    await server.call('POST', `/api/conversations/${paused.id}/pause`);
-    expect((await server.callJson('GET', '/api/conversations/count')).body).toBe(2);
-    expect((await server.callJson('GET', '/api/conversations/count?status=paused')).body).toBe(1);
-    expect((await server.callJson('GET', '/api/conversations/count?status=running')).body).toBe(0);
-    const { body } = await server.callJson('GET', '/api/conversations/search?status=paused');
+    const paused = await agent.server.createConversation();
+    await agent.server.createConversation();
+    await agent.server.call('POST', `/api/conversations/${paused.id}/pause`);
+    expect((await agent.server.callJson('GET', '/api/conversations/count')).body).toBe(2);
+    expect((await agent.server.callJson('GET', '/api/conversations/count?status=paused')).body).toBe(1);
+    expect((await agent.server.callJson('GET', '/api/conversations/count?status=running')).body).toBe(0);
+    const { body } = await agent.server.callJson('GET', '/api/conversations/search?status=paused');
     expect(body.items.map((c: { id: string }) => c.id)).toEqual([paused.id]);
     expect(body.items[0].execution_status).toBe('paused');
   });
@@ -274,11 +262,11 @@ describe('GET /api/conversations/search and /count', () => {
       ['page_id=garbage', ['query', 'page_id']],
     ];
     for (const [query, loc] of cases) {
-      const { status, body } = await server.callJson('GET', `/api/conversations/search?${query}`);
+      const { status, body } = await agent.server.callJson('GET', `/api/conversations/search?${query}`);
       expect(status, query).toBe(422);
       expect(body.detail, query).toEqual([expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) })]);
     }
-    const count = await server.callJson('GET', '/api/conversations/count?status=nope');
+    const count = await agent.server.callJson('GET', '/api/conversations/count?status=nope');
     expect(count.status).toBe(422);
     expect(count.body.detail[0]).toMatchObject({ loc: ['query', 'status'], type: 'enum' });
   });
@@ -286,26 +274,26 @@ describe('GET /api/conversations/search and /count', () => {
 
 describe('PATCH /api/conversations/{conversation_id}', () => {
   it('sets the title and replaces the tags', async () => {
-    const created = await server.createConversation({ tags: { a: '1', b: '2' } });
-    expect(await server.callJson('PATCH', `/api/conversations/${created.id}`, { json: { title: 'Renamed', tags: { c: '3' } } })).toEqual({
+    const created = await agent.server.createConversation({ tags: { a: '1', b: '2' } });
+    expect(await agent.server.callJson('PATCH', `/api/conversations/${created.id}`, { json: { title: 'Renamed', tags: { c: '3' } } })).toEqual({
       status: 200,
       body: { success: true },
     });
-    const fetched = (await server.callJson('GET', `/api/conversations/${created.id}`)).body;
+    const fetched = (await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body;
     expect(fetched).toMatchObject({ title: 'Renamed', tags: { c: '3' } });
     expect(fetched.updated_at >= created.updated_at).toBe(true);
 
-    await server.call('PATCH', `/api/conversations/${created.id}`, { json: { title: null } });
-    expect((await server.callJson('GET', `/api/conversations/${created.id}`)).body).toMatchObject({ title: null, tags: { c: '3' } });
+    await agent.server.call('PATCH', `/api/conversations/${created.id}`, { json: { title: null } });
+    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body).toMatchObject({ title: null, tags: { c: '3' } });
   });
 
   it('answers 404 for an unknown conversation and 422 for bad tags', async () => {
-    expect(await server.callJson('PATCH', `/api/conversations/${UNKNOWN_ID}`, { json: { title: 't' } })).toEqual({
+    expect(await agent.server.callJson('PATCH', `/api/conversations/${UNKNOWN_ID}`, { json: { title: 't' } })).toEqual({
       status: 404,
       body: NOT_FOUND,
     });
-    const created = await server.createConversation();
-    const long = await server.callJson('PATCH', `/api/conversations/${created.id}`, { json: { tags: { k: 'x'.repeat(257) } } });
+    const created = await agent.server.createConversation();
+    const long = await agent.server.callJson('PATCH', `/api/conversations/${created.id}`, { json: { tags: { k: 'x'.repeat(257) } } });
     expect(long.status).toBe(422);
     expect(long.body.detail[0]).toMatchObject({ loc: ['body', 'tags', 'k'], type: 'too_long' });
   });
@@ -313,36 +301,36 @@ describe('PATCH /api/conversations/{conversation_id}', () => {
 
 describe('DELETE /api/conversations/{conversation_id}', () => {
   it('removes the conversation and its events', async () => {
-    const created = await server.createConversation({ initial_message: textMessage('hello') });
-    expect(await server.callJson('DELETE', `/api/conversations/${created.id}`)).toEqual({ status: 200, body: { success: true } });
-    expect((await server.callJson('GET', `/api/conversations/${created.id}`)).status).toBe(404);
-    expect((await server.callJson('GET', `/api/conversations/${created.id}/events/search`)).status).toBe(404);
-    expect(await server.callJson('DELETE', `/api/conversations/${created.id}`)).toEqual({ status: 404, body: NOT_FOUND });
+    const created = await agent.server.createConversation({ initial_message: textMessage('hello') });
+    expect(await agent.server.callJson('DELETE', `/api/conversations/${created.id}`)).toEqual({ status: 200, body: { success: true } });
+    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`)).status).toBe(404);
+    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search`)).status).toBe(404);
+    expect(await agent.server.callJson('DELETE', `/api/conversations/${created.id}`)).toEqual({ status: 404, body: NOT_FOUND });
 
-    const again = await server.createConversation({ conversation_id: created.id });
-    expect((await server.callJson('GET', `/api/conversations/${again.id}/events/count`)).body).toBe(0);
+    const again = await agent.server.createConversation({ conversation_id: created.id });
+    expect((await agent.server.callJson('GET', `/api/conversations/${again.id}/events/count`)).body).toBe(0);
   });
 });
 
 describe('POST /api/conversations/{conversation_id}/run and /pause', () => {
   it('pauses with one PauseEvent from the user', async () => {
-    const created = await server.createConversation();
-    expect(await server.callJson('POST', `/api/conversations/${created.id}/pause`)).toEqual({ status: 200, body: { success: true } });
-    expect(await server.callJson('POST', `/api/conversations/${created.id}/pause`, { json: {} })).toEqual({
+    const created = await agent.server.createConversation();
+    expect(await agent.server.callJson('POST', `/api/conversations/${created.id}/pause`)).toEqual({ status: 200, body: { success: true } });
+    expect(await agent.server.callJson('POST', `/api/conversations/${created.id}/pause`, { json: {} })).toEqual({
       status: 200,
       body: { success: true },
     });
 
-    const events = (await server.callJson('GET', `/api/conversations/${created.id}/events/search?kind=PauseEvent`)).body.items;
+    const events = (await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search?kind=PauseEvent`)).body.items;
     expect(events).toEqual([expect.objectContaining({ kind: 'PauseEvent', source: 'user' })]);
-    expect((await server.callJson('GET', `/api/conversations/${created.id}`)).body.execution_status).toBe('paused');
+    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body.execution_status).toBe('paused');
     await vi.waitFor(async () => expect(await readMetadata(created.id)).toMatchObject({ execution_status: 'paused' }));
   });
 
   it('answers 404 for an unknown conversation and 422 for a malformed id', async () => {
     for (const verb of ['run', 'pause']) {
-      expect(await server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/${verb}`)).toEqual({ status: 404, body: NOT_FOUND });
-      const malformed = await server.callJson('POST', `/api/conversations/123/${verb}`);
+      expect(await agent.server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/${verb}`)).toEqual({ status: 404, body: NOT_FOUND });
+      const malformed = await agent.server.callJson('POST', `/api/conversations/123/${verb}`);
       expect(malformed.status).toBe(422);
       expect(malformed.body.detail[0].loc).toEqual(['path', 'conversation_id']);
     }

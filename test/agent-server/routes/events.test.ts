@@ -1,50 +1,41 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TestAgentServer, textMessage } from '../../helpers/agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 import { SAMPLE_TIMESTAMP_ORDER, sampleHistory } from './fixtures.js';
 
-let dataDir: string;
-let server: TestAgentServer;
+const agent = useTestAgentServer();
 let base: string;
 
 beforeEach(async () => {
-  dataDir = await makeTempDir();
-  server = await TestAgentServer.open(dataDir);
-  base = `/api/conversations/${(await server.createConversation()).id}/events`;
-});
-
-afterEach(async () => {
-  await server.close();
-  await removeDir(dataDir);
+  base = `/api/conversations/${(await agent.server.createConversation()).id}/events`;
 });
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 async function importSample(): Promise<void> {
-  const { status } = await server.callJson('POST', `${base}/import`, { json: sampleHistory() });
+  const { status } = await agent.server.callJson('POST', `${base}/import`, { json: sampleHistory() });
   expect(status).toBe(200);
 }
 
 async function searchIds(query: string): Promise<string[]> {
-  const { status, body } = await server.callJson('GET', `${base}/search?${query}`);
+  const { status, body } = await agent.server.callJson('GET', `${base}/search?${query}`);
   expect(status, query).toBe(200);
   return body.items.map((event: { id: string }) => event.id);
 }
 
 async function count(query: string): Promise<number> {
-  const { status, body } = await server.callJson('GET', `${base}/count?${query}`);
+  const { status, body } = await agent.server.callJson('GET', `${base}/count?${query}`);
   expect(status, query).toBe(200);
   return body;
 }
 
 describe('POST /api/conversations/{conversation_id}/events', () => {
   it('appends a MessageEvent whose source follows the role', async () => {
-    expect(await server.callJson('POST', base, { json: textMessage('Hello there') })).toEqual({ status: 200, body: { success: true } });
-    expect((await server.callJson('POST', base, { json: { content: [{ text: 'no role' }] } })).status).toBe(200);
-    await server.call('POST', base, { json: textMessage('I am the assistant', 'assistant') });
-    await server.call('POST', base, { json: textMessage('system note', 'system') });
+    expect(await agent.server.callJson('POST', base, { json: textMessage('Hello there') })).toEqual({ status: 200, body: { success: true } });
+    expect((await agent.server.callJson('POST', base, { json: { content: [{ text: 'no role' }] } })).status).toBe(200);
+    await agent.server.call('POST', base, { json: textMessage('I am the assistant', 'assistant') });
+    await agent.server.call('POST', base, { json: textMessage('system note', 'system') });
 
-    const { body } = await server.callJson('GET', `${base}/search`);
+    const { body } = await agent.server.callJson('GET', `${base}/search`);
     expect(body.items.map((e: any) => [e.source, e.llm_message.role])).toEqual([
       ['user', 'user'],
       ['user', 'user'],
@@ -62,10 +53,10 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
 
   it('keeps every message sent concurrently', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => server.callJson('POST', base, { json: textMessage(`message ${i}`) })),
+      Array.from({ length: 20 }, (_, i) => agent.server.callJson('POST', base, { json: textMessage(`message ${i}`) })),
     );
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    const { body } = await server.callJson('GET', `${base}/search`);
+    const { body } = await agent.server.callJson('GET', `${base}/search`);
     const texts = body.items.map((e: any) => e.llm_message.content[0].text);
     expect(texts.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `message ${i}`).sort());
   });
@@ -74,10 +65,10 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
-      const created = await server.createConversation();
+      const created = await agent.server.createConversation();
       vi.setSystemTime(new Date('2030-01-01T00:05:00Z'));
-      await server.call('POST', `/api/conversations/${created.id}/events`, { json: textMessage('later') });
-      const after = (await server.callJson('GET', `/api/conversations/${created.id}`)).body;
+      await agent.server.call('POST', `/api/conversations/${created.id}/events`, { json: textMessage('later') });
+      const after = (await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body;
       expect(after).toMatchObject({ created_at: '2030-01-01T00:00:00.000Z', updated_at: '2030-01-01T00:05:00.000Z' });
     } finally {
       vi.useRealTimers();
@@ -85,18 +76,18 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
   });
 
   it('answers 422 for a bad message and 404 for an unknown conversation', async () => {
-    const badRole = await server.callJson('POST', base, { json: { role: 'robot', content: [] } });
+    const badRole = await agent.server.callJson('POST', base, { json: { role: 'robot', content: [] } });
     expect(badRole.status).toBe(422);
     expect(badRole.body.detail[0]).toMatchObject({ loc: ['body', 'role'], type: 'enum' });
 
-    const badContent = await server.callJson('POST', base, { json: { content: 'hello' } });
+    const badContent = await agent.server.callJson('POST', base, { json: { content: 'hello' } });
     expect(badContent.status).toBe(422);
     expect(badContent.body.detail[0].loc).toEqual(['body', 'content']);
 
-    const malformed = await server.callJson('POST', base, { body: '{', headers: { 'content-type': 'application/json' } });
+    const malformed = await agent.server.callJson('POST', base, { body: '{', headers: { 'content-type': 'application/json' } });
     expect(malformed).toEqual({ status: 422, body: { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] } });
 
-    expect(await server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/events`, { json: textMessage('x') })).toEqual({
+    expect(await agent.server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/events`, { json: textMessage('x') })).toEqual({
       status: 404,
       body: { detail: 'Conversation not found' },
     });
@@ -133,19 +124,19 @@ describe('GET /api/conversations/{conversation_id}/events/search', () => {
       let pageId: string | null = null;
       do {
         const query: string = `sort_order=${order}&limit=4${pageId ? `&page_id=${encodeURIComponent(pageId)}` : ''}`;
-        const { body } = await server.callJson('GET', `${base}/search?${query}`);
+        const { body } = await agent.server.callJson('GET', `${base}/search?${query}`);
         expect(body.items.length).toBeLessThanOrEqual(4);
         seen.push(...body.items.map((e: { id: string }) => e.id));
         pageId = body.next_page_id;
       } while (pageId);
       expect(seen).toEqual(order === 'TIMESTAMP' ? SAMPLE_TIMESTAMP_ORDER : [...SAMPLE_TIMESTAMP_ORDER].reverse());
     }
-    const first = await server.callJson('GET', `${base}/search?limit=6`);
+    const first = await agent.server.callJson('GET', `${base}/search?limit=6`);
     expect(first.body.next_page_id).toBeNull();
   });
 
   it('answers 404 for an unknown conversation', async () => {
-    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/search`)).toEqual({
+    expect(await agent.server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/search`)).toEqual({
       status: 404,
       body: { detail: 'Conversation not found' },
     });
@@ -165,7 +156,7 @@ describe('GET /api/conversations/{conversation_id}/events/search', () => {
       [base, 'page_id=no-such-event', ['query', 'page_id'], 'value_error'],
     ];
     for (const [path, query, loc, type] of cases) {
-      const { status, body } = await server.callJson('GET', `${path}/search?${query}`);
+      const { status, body } = await agent.server.callJson('GET', `${path}/search?${query}`);
       expect(status, `${path} ${query}`).toBe(422);
       // A huge limit breaks two bounds (safe integer and 100); every entry names the parameter.
       expect(body.detail.length, query).toBeGreaterThan(0);
@@ -187,12 +178,12 @@ describe('GET /api/conversations/{conversation_id}/events/count', () => {
   });
 
   it('answers 422 for a bad filter and 404 for an unknown conversation', async () => {
-    const bad = await server.callJson('GET', `${base}/count?timestamp__lt=soon`);
+    const bad = await agent.server.callJson('GET', `${base}/count?timestamp__lt=soon`);
     expect(bad).toEqual({
       status: 422,
       body: { detail: [{ loc: ['query', 'timestamp__lt'], msg: 'Input should be a valid datetime', type: 'datetime_parsing' }] },
     });
-    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/count`)).toEqual({
+    expect(await agent.server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/count`)).toEqual({
       status: 404,
       body: { detail: 'Conversation not found' },
     });
@@ -202,12 +193,12 @@ describe('GET /api/conversations/{conversation_id}/events/count', () => {
 describe('GET /api/conversations/{conversation_id}/events/{event_id}', () => {
   it('answers the event, or 404 for an unknown event or conversation', async () => {
     await importSample();
-    const { status, body } = await server.callJson('GET', `${base}/e3`);
+    const { status, body } = await agent.server.callJson('GET', `${base}/e3`);
     expect(status).toBe(200);
     expect(body).toMatchObject({ id: 'e3', kind: 'MessageEvent', source: 'agent', timestamp: '2024-05-01T10:00:01+00:00' });
     // OpenHands' generic body for both.
-    expect(await server.callJson('GET', `${base}/nope`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
-    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/e3`)).toEqual({
+    expect(await agent.server.callJson('GET', `${base}/nope`)).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await agent.server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/e3`)).toEqual({
       status: 404,
       body: { detail: 'Not Found' },
     });

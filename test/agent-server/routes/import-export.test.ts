@@ -1,29 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TestAgentServer, textMessage } from '../../helpers/agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { describe, expect, it } from 'vitest';
+import { textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 import { agentErrorEvent, messageEvent, pauseEvent, sampleHistory } from './fixtures.js';
 
-let dataDir: string;
-let server: TestAgentServer;
-
-beforeEach(async () => {
-  dataDir = await makeTempDir();
-  server = await TestAgentServer.open(dataDir);
-});
-
-afterEach(async () => {
-  await server.close();
-  await removeDir(dataDir);
-});
+const agent = useTestAgentServer();
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 async function newEventsPath(): Promise<string> {
-  return `/api/conversations/${(await server.createConversation()).id}/events`;
+  return `/api/conversations/${(await agent.server.createConversation()).id}/events`;
 }
 
 async function exportNdjson(eventsPath: string): Promise<string> {
-  const response = await server.call('GET', `${eventsPath}/export`);
+  const response = await agent.server.call('GET', `${eventsPath}/export`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/x-ndjson');
   return response.text();
@@ -37,9 +25,9 @@ describe('GET /api/conversations/{conversation_id}/events/export', () => {
   it('writes every event as one JSON line, in append order', async () => {
     const path = await newEventsPath();
     expect(await exportNdjson(path)).toBe('');
-    await server.call('POST', path, { json: textMessage('first') });
-    await server.callJson('POST', `${path}/import`, { json: sampleHistory() });
-    await server.call('POST', path, { json: textMessage('last') });
+    await agent.server.call('POST', path, { json: textMessage('first') });
+    await agent.server.callJson('POST', `${path}/import`, { json: sampleHistory() });
+    await agent.server.call('POST', path, { json: textMessage('last') });
 
     const lines = (await exportNdjson(path)).split('\n');
     expect(lines.at(-1)).toBe('');
@@ -50,7 +38,7 @@ describe('GET /api/conversations/{conversation_id}/events/export', () => {
   });
 
   it('answers 404 for an unknown conversation', async () => {
-    expect(await server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/export`)).toEqual({
+    expect(await agent.server.callJson('GET', `/api/conversations/${UNKNOWN_ID}/events/export`)).toEqual({
       status: 404,
       body: { detail: 'Conversation not found' },
     });
@@ -60,34 +48,34 @@ describe('GET /api/conversations/{conversation_id}/events/export', () => {
 describe('POST /api/conversations/{conversation_id}/events/import', () => {
   it('round-trips: an export imported into a fresh conversation gives identical events', async () => {
     const source = await newEventsPath();
-    await server.call('POST', source, { json: textMessage('hello') });
-    await server.callJson('POST', `${source}/import`, { json: sampleHistory() });
-    await server.call('POST', source.replace(/events$/, 'pause'));
+    await agent.server.call('POST', source, { json: textMessage('hello') });
+    await agent.server.callJson('POST', `${source}/import`, { json: sampleHistory() });
+    await agent.server.call('POST', source.replace(/events$/, 'pause'));
     const exported = await exportNdjson(source);
 
     const target = await newEventsPath();
-    const imported = await server.callJson('POST', `${target}/import`, {
+    const imported = await agent.server.callJson('POST', `${target}/import`, {
       body: exported,
       headers: { 'content-type': 'application/x-ndjson' },
     });
     // 7 recorded events, then the pause: a PauseEvent and its execution_status update.
     expect(imported).toEqual({ status: 200, body: { success: true, count: 9 } });
     expect(await exportNdjson(target)).toBe(exported);
-    const search = (path: string) => server.callJson('GET', `${path}/search?sort_order=TIMESTAMP_DESC`);
+    const search = (path: string) => agent.server.callJson('GET', `${path}/search?sort_order=TIMESTAMP_DESC`);
     expect((await search(target)).body).toEqual((await search(source)).body);
   });
 
   it('accepts a JSON array as well as NDJSON, whatever the content-type, and fills missing ids and timestamps', async () => {
     const path = await newEventsPath();
-    const array = await server.callJson('POST', `${path}/import`, { json: [pauseEvent('p1', '2024-01-01T00:00:00Z'), { kind: 'PauseEvent' }] });
+    const array = await agent.server.callJson('POST', `${path}/import`, { json: [pauseEvent('p1', '2024-01-01T00:00:00Z'), { kind: 'PauseEvent' }] });
     expect(array).toEqual({ status: 200, body: { success: true, count: 2 } });
-    const lines = await server.callJson('POST', `${path}/import`, {
+    const lines = await agent.server.callJson('POST', `${path}/import`, {
       body: `\n${JSON.stringify(agentErrorEvent('a1', '2024-01-01T00:00:01Z'))}\n\n`,
       headers: { 'content-type': 'text/plain' },
     });
     expect(lines).toEqual({ status: 200, body: { success: true, count: 1 } });
 
-    const { body } = await server.callJson('GET', `${path}/search`);
+    const { body } = await agent.server.callJson('GET', `${path}/search`);
     expect(body.items).toHaveLength(3);
     const generated = body.items.find((e: { id: string }) => e.id !== 'p1' && e.id !== 'a1');
     expect(generated).toMatchObject({ kind: 'PauseEvent', source: 'user' });
@@ -103,7 +91,7 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
       JSON.stringify({ kind: 'NoSuchEvent' }),
       JSON.stringify({ ...pauseEvent('bad2', '2024-01-01T00:00:00Z'), surprise: true }),
     ].join('\n');
-    const { status, body: error } = await server.callJson('POST', `${path}/import`, {
+    const { status, body: error } = await agent.server.callJson('POST', `${path}/import`, {
       body,
       headers: { 'content-type': 'application/x-ndjson' },
     });
@@ -114,39 +102,39 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
       { loc: ['body', 3, 'kind'], msg: expect.any(String), type: expect.any(String) },
       { loc: ['body', 4, 'surprise'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
     ]);
-    expect((await server.callJson('GET', `${path}/count`)).body).toBe(0);
+    expect((await agent.server.callJson('GET', `${path}/count`)).body).toBe(0);
   });
 
   it('refuses ids already stored or repeated in the batch, appending nothing', async () => {
     const path = await newEventsPath();
-    await server.callJson('POST', `${path}/import`, { json: [pauseEvent('p1', '2024-01-01T00:00:00Z')] });
+    await agent.server.callJson('POST', `${path}/import`, { json: [pauseEvent('p1', '2024-01-01T00:00:00Z')] });
 
-    const stored = await server.callJson('POST', `${path}/import`, {
+    const stored = await agent.server.callJson('POST', `${path}/import`, {
       json: [pauseEvent('p2', '2024-01-01T00:00:01Z'), pauseEvent('p1', '2024-01-01T00:00:02Z')],
     });
     expect(stored.status).toBe(422);
     expect(stored.body.detail).toEqual([{ loc: ['body', 1, 'id'], msg: expect.any(String), type: 'value_error' }]);
 
-    const repeated = await server.callJson('POST', `${path}/import`, {
+    const repeated = await agent.server.callJson('POST', `${path}/import`, {
       json: [pauseEvent('p3', '2024-01-01T00:00:01Z'), pauseEvent('p3', '2024-01-01T00:00:02Z')],
     });
     expect(repeated.status).toBe(422);
     expect(repeated.body.detail).toEqual([{ loc: ['body', 1, 'id'], msg: expect.any(String), type: 'value_error' }]);
 
-    expect((await server.callJson('GET', `${path}/search`)).body.items.map((e: { id: string }) => e.id)).toEqual(['p1']);
+    expect((await agent.server.callJson('GET', `${path}/search`)).body.items.map((e: { id: string }) => e.id)).toEqual(['p1']);
   });
 
   it('answers 422 for a body that is not a list of events, and 404 for an unknown conversation', async () => {
     const path = await newEventsPath();
-    expect(await server.callJson('POST', `${path}/import`, { body: '[{"kind": ', headers: { 'content-type': 'application/json' } })).toEqual({
+    expect(await agent.server.callJson('POST', `${path}/import`, { body: '[{"kind": ', headers: { 'content-type': 'application/json' } })).toEqual({
       status: 422,
       body: { detail: [{ loc: ['body'], msg: expect.stringMatching(/^Invalid JSON/), type: 'json_invalid' }] },
     });
-    expect(await server.callJson('POST', `${path}/import`, { json: ['not an event'] })).toEqual({
+    expect(await agent.server.callJson('POST', `${path}/import`, { json: ['not an event'] })).toEqual({
       status: 422,
       body: { detail: [{ loc: ['body', 0], msg: expect.any(String), type: expect.any(String) }] },
     });
-    expect(await server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/events/import`, { json: [] })).toEqual({
+    expect(await agent.server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/events/import`, { json: [] })).toEqual({
       status: 404,
       body: { detail: 'Conversation not found' },
     });
