@@ -31,7 +31,7 @@ export const logger = pino({
   base: { service: process.env.SERVICE_NAME },
   serializers: { err: serializeError },
   redact: {
-    paths: ['*.api_key', '*.session_api_key', '*.authorization', 'req.headers.authorization', 'req.headers["x-session-api-key"]'],
+    paths: ['*.api_key', '*.secret', '*.session_api_key', '*.authorization', 'req.headers.authorization', 'req.headers["x-session-api-key"]'],
     censor: '[redacted]',
   },
 });

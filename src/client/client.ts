@@ -8,6 +8,8 @@ import type {
   AppConversationFilter,
   AppConversationStartRequest,
   AppConversationStartTask,
+  CreatedWebhook,
+  CreateWebhookRequest,
   BashOutput,
   ConversationEvent,
   CreateSandboxSpecRequest,
@@ -28,7 +30,11 @@ import type {
   StartSandboxRequest,
   StartTaskFilter,
   Success,
+  SearchWebhookDeliveriesQuery,
   UpdateAppConversationRequest,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookDelivery,
 } from './types.js';
 
 export type SandboxServerClientOptions = TransportOptions;
@@ -147,6 +153,19 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       },
       /** Events after `afterEventId` as they commit, over Server-Sent Events that reconnect where they left off. */
       follow: (options: FollowLifecycleEventsOptions) => followLifecycleEvents(t, options),
+    },
+
+    webhooks: {
+      /** The answer carries the signing secret, which is never shown again. */
+      create: (request: CreateWebhookRequest) => t.json<CreatedWebhook>('createWebhook', { json: request }),
+      list: () => t.json<Webhook[]>('listWebhooks'),
+      get: (id: string) => t.json<Webhook>('getWebhook', { params: { id } }),
+      update: (id: string, request: UpdateWebhookRequest) => t.json<Webhook>('updateWebhook', { params: { id }, json: request }),
+      delete: (id: string) => t.json<Success>('deleteWebhook', { params: { id } }),
+      deliveries: (id: string, query: SearchWebhookDeliveriesQuery = {}) =>
+        t.json<Page<WebhookDelivery>>('searchWebhookDeliveries', { params: { id }, query }),
+      redeliver: (id: string, deliveryId: string) =>
+        t.json<WebhookDelivery>('redeliverWebhookDelivery', { params: { id, delivery_id: deliveryId } }),
     },
   };
 }

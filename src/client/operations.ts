@@ -48,6 +48,14 @@ export const SANDBOX_SERVER_OPERATIONS = {
 
   searchLifecycleEvents: { method: 'get', path: '/api/v1/events/search' },
   streamLifecycleEvents: { method: 'get', path: '/api/v1/events/stream' },
+
+  createWebhook: { method: 'post', path: '/api/v1/webhooks' },
+  listWebhooks: { method: 'get', path: '/api/v1/webhooks' },
+  getWebhook: { method: 'get', path: '/api/v1/webhooks/{id}' },
+  updateWebhook: { method: 'patch', path: '/api/v1/webhooks/{id}' },
+  deleteWebhook: { method: 'delete', path: '/api/v1/webhooks/{id}' },
+  searchWebhookDeliveries: { method: 'get', path: '/api/v1/webhooks/{id}/deliveries' },
+  redeliverWebhookDelivery: { method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver' },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof SANDBOX_SERVER_OPERATIONS;

@@ -19,6 +19,14 @@ import type {
 } from '../sandbox-server/models/app-conversation.js';
 import type { SuccessSchema } from '../sandbox-server/models/common.js';
 import type { LifecycleEventSchema, SearchEventsQuerySchema } from '../sandbox-server/models/lifecycle-event.js';
+import type {
+  CreatedWebhookSchema,
+  CreateWebhookRequestSchema,
+  SearchDeliveriesQuerySchema,
+  UpdateWebhookRequestSchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
+} from '../sandbox-server/models/webhook.js';
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
 
@@ -63,3 +71,10 @@ export type BashOutput = z.output<typeof BashOutputSchema>;
 export type LifecycleEvent = z.output<typeof LifecycleEventSchema>;
 export type LifecycleEventType = LifecycleEvent['type'];
 export type SearchLifecycleEventsQuery = QueryOf<typeof SearchEventsQuerySchema>;
+
+export type Webhook = z.output<typeof WebhookSchema>;
+export type CreatedWebhook = z.output<typeof CreatedWebhookSchema>;
+export type CreateWebhookRequest = z.input<typeof CreateWebhookRequestSchema>;
+export type UpdateWebhookRequest = z.input<typeof UpdateWebhookRequestSchema>;
+export type WebhookDelivery = z.output<typeof WebhookDeliverySchema>;
+export type SearchWebhookDeliveriesQuery = QueryOf<typeof SearchDeliveriesQuerySchema>;

@@ -17,6 +17,7 @@ import { TargetCache } from './proxy/target-cache.js';
 import { registerAppConversationRoutes } from './routes/app-conversations/index.js';
 import type { EventFeed } from './lifecycle-events/event-feed.js';
 import { registerEventRoutes } from './routes/events/index.js';
+import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
@@ -102,12 +103,13 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
   registerEventRoutes(app, { db: options.db, feed: options.events, upgradeWebSocket });
+  registerWebhookRoutes(app, ctx);
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   registerApiDocs(app, {
     title: 'sandbox-server',
     version: '1',
-    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, app conversations, lifecycle events and a proxy to each sandbox agent-server.',
+    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, app conversations, lifecycle events, webhooks and a proxy to each sandbox agent-server.',
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
   return { app, injectWebSocket, startTasks };

@@ -146,6 +146,16 @@ export const CONFIG_VARIABLES = {
     default: '4',
     help: 'Largest request body accepted on /api (proxied requests excepted: the agent-server applies its own); larger ones get 413.',
   }),
+  WEBHOOK_TIMEOUT_SECONDS: variable({
+    schema: integer(1, 300),
+    default: '10',
+    help: 'A webhook receiver that has not answered a delivery after this long has failed the attempt.',
+  }),
+  WEBHOOK_FIRST_RETRY_SECONDS: variable({
+    schema: integer(1, 3600),
+    default: '5',
+    help: 'Wait before retrying a failed webhook delivery; each later wait doubles, up to an hour, for 24 hours.',
+  }),
   LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
 };
 

@@ -11,6 +11,7 @@ import { type Database, openDatabase } from './db/client.js';
 import { sandboxes } from './db/schema.js';
 import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { ensureAgentServerImage } from './image/index.js';
 import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { chooseDefaultRuntime } from './runtime/default-runtime.js';
@@ -81,6 +82,13 @@ export async function startSandboxServer(
     intervalMs: RETENTION_SWEEP_MS,
     log,
   });
+  const webhooks = new WebhookDispatcher({
+    db: database.db,
+    feed: events,
+    log,
+    timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    retry: { firstRetryMs: config.WEBHOOK_FIRST_RETRY_SECONDS * 1000 },
+  });
   const metrics = createMetrics();
   const sandboxMetrics = createSandboxMetrics(metrics.registry);
   sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
@@ -121,6 +129,7 @@ export async function startSandboxServer(
     throw error;
   }
   injectWebSocket(server);
+  webhooks.start();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
   if (config.SANDBOX_SERVER_API_KEYS.length === 0) {
@@ -152,6 +161,7 @@ export async function startSandboxServer(
       await startTasks.stop();
       // A build still running is not waited for; the reconciler then never starts.
       await reconciler.stop();
+      await webhooks.stop();
       await database.close();
       log.info('sandbox-server stopped');
     },

@@ -103,6 +103,10 @@ describe('the control plane app', () => {
       '/api/v1/sandboxes/{id}/agent/{path}',
       '/api/v1/sandboxes/{id}/pause',
       '/api/v1/sandboxes/{id}/resume',
+      '/api/v1/webhooks',
+      '/api/v1/webhooks/{id}',
+      '/api/v1/webhooks/{id}/deliveries',
+      '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver',
       '/health',
     ]);
   });

@@ -8,6 +8,8 @@ describe('loadConfig', () => {
       PORT: 3000,
       DATA_DIR: `${process.cwd()}/.data`,
       EVENT_RETENTION_DAYS: 7,
+      WEBHOOK_TIMEOUT_SECONDS: 10,
+      WEBHOOK_FIRST_RETRY_SECONDS: 5,
       DATABASE_URL: undefined,
       SANDBOX_SERVER_API_KEYS: [],
       ALLOWED_HOSTS: [],

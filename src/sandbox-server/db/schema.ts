@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
 import { DESIRED_STATES, OCI_RUNTIMES, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
+import { DELIVERY_STATES } from '../../contracts/webhook.js';
 
 /** A port the sandbox's image listens on, published on 127.0.0.1 under `name` (AGENT_SERVER, ...). */
 export interface ExposedPort {
@@ -159,3 +160,56 @@ export const lifecycleEvents = pgTable(
 );
 
 export type LifecycleEventRow = typeof lifecycleEvents.$inferSelect;
+
+/** A receiver of lifecycle events. `secret` signs deliveries; it is returned once, at creation. */
+export const webhooks = pgTable('webhooks', {
+  id: text('id').primaryKey(),
+  url: text('url').notNull(),
+  /** Empty: every type. */
+  eventTypes: jsonb('event_types').$type<LifecycleEventType[]>().notNull().default([]),
+  enabled: boolean('enabled').notNull().default(true),
+  secret: text('secret').notNull(),
+  /** Why the webhook was disabled by the dispatcher (failing for a day); null when enabled by hand. */
+  disabledReason: text('disabled_reason'),
+  /** When deliveries started failing without a success since; null while healthy. */
+  failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
+ * The webhook outbox: one row per (webhook, event), inserted in the event's own transaction, so a
+ * change and its deliveries commit together. `body` is the exact JSON sent and signed, kept so
+ * that retries and redeliveries are byte-identical even after the event itself expired.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    eventType: text('event_type').$type<LifecycleEventType>().notNull(),
+    /** Deliveries with the same key (the sandbox, else the subject) go out one at a time, in id order. */
+    orderingKey: text('ordering_key').notNull(),
+    body: text('body').notNull(),
+    state: text('state', { enum: DELIVERY_STATES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** A dispatcher is sending it until then; after a crash another may take it. */
+    leasedUntil: timestamp('leased_until', { withTimezone: true, mode: 'date' }),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    lastLatencyMs: integer('last_latency_ms'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('webhook_deliveries_pending_idx').on(t.webhookId, t.orderingKey, t.id).where(sql`${t.state} = 'pending'`),
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.id),
+  ],
+);
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

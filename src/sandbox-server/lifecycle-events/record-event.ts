@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { lifecycleEvents } from '../db/schema.js';
+import { type LifecycleEventRow, lifecycleEvents, webhookDeliveries, webhooks } from '../db/schema.js';
+import { toLifecycleEvent } from './event-view.js';
 import type { Transaction } from '../services/context.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 
@@ -27,12 +28,24 @@ export interface NewLifecycleEvent {
 }
 
 /**
- * Appends an event inside the transaction that made the change it describes, so the change and its
- * event commit together or not at all. Call it as the transaction's last write (see the lock above).
+ * Appends an event inside the transaction that made the change it describes, with its webhook
+ * deliveries, so the change, its event and its deliveries commit together or not at all. Call it as the transaction's last write (see the lock above).
  * The notification is delivered by the database only when the transaction commits.
  */
 export async function recordEvent(tx: Transaction, event: NewLifecycleEvent): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`);
-  await tx.insert(lifecycleEvents).values(event);
+  const [row] = await tx.insert(lifecycleEvents).values(event).returning();
+  if (!row) throw new Error('insert returned no row');
+  await enqueueDeliveries(tx, row);
   await tx.execute(sql`select pg_notify(${LIFECYCLE_EVENTS_CHANNEL}, '')`);
+}
+
+/** The webhook outbox rows of an event: one per enabled webhook that wants its type. */
+async function enqueueDeliveries(tx: Transaction, row: LifecycleEventRow): Promise<void> {
+  const body = JSON.stringify(toLifecycleEvent(row));
+  await tx.execute(sql`
+    insert into ${webhookDeliveries} (webhook_id, event_id, event_type, ordering_key, body)
+    select ${webhooks.id}, ${row.id}, ${row.type}, ${row.sandboxId ?? row.subjectId}, ${body}
+    from ${webhooks}
+    where ${webhooks.enabled} and (${webhooks.eventTypes} = '[]'::jsonb or ${webhooks.eventTypes} ? ${row.type})`);
 }

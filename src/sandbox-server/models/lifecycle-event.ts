@@ -35,12 +35,15 @@ const TypesQuerySchema = z
   .optional()
   .openapi({ type: 'array', items: { type: 'string', enum: [...LIFECYCLE_EVENT_TYPES] }, description: 'Only these types (repeatable).' });
 
+/** An id as text: PostgreSQL text cannot hold NUL, so one is a bad id (422), not a database error. */
+export const IdTextSchema = z.string().min(1).max(200).regex(/^[^\u0000]*$/, 'must not contain NUL characters');
+
 const TimestampQuerySchema = storableDateTime({ offset: true }).openapi({ format: 'date-time' });
 
 /** The filters shared by the search, the stream and the socket. */
 export const EventFilterQuerySchema = z.object({
   type: TypesQuerySchema,
-  sandbox_id: z.string().min(1).optional(),
+  sandbox_id: IdTextSchema.optional(),
 });
 
 export const SearchEventsQuerySchema = EventFilterQuerySchema.extend({

@@ -129,7 +129,7 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
     });
 
     it('answers 422 for bad filters', async () => {
-      for (const query of ['type=sandbox.exploded', 'page_id=abc', 'page_id=99999999999999999999', 'timestamp__gte=yesterday', 'limit=0', 'sort_order=UP']) {
+      for (const query of ['sandbox_id=%00', 'type=sandbox.exploded', 'page_id=abc', 'page_id=99999999999999999999', 'timestamp__gte=yesterday', 'limit=0', 'sort_order=UP']) {
         const { status, body } = await t.call('GET', `/api/v1/events/search?${query}`);
         expect(status, query).toBe(422);
         expect(body.detail[0]).toMatchObject({ msg: expect.any(String), type: expect.any(String) });

@@ -1,0 +1,226 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { webhookDeliveries, webhooks } from '../../../src/sandbox-server/db/schema.js';
+import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
+import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
+import { CreatedWebhookSchema, WebhookDeliveryPageSchema, WebhookSchema } from '../../../src/sandbox-server/models/webhook.js';
+import { WebhookDispatcher } from '../../../src/sandbox-server/webhooks/dispatcher.js';
+import { logger } from '../../../src/logger.js';
+import { testDrivers } from '../../helpers/database.js';
+import { openTestApp, type TestApp } from '../harness.js';
+import { downPort, type Receiver, startReceiver, verifySignature } from './receiver.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+describe.each(testDrivers)('webhooks (%s)', (driver) => {
+  let t: TestApp;
+  let feed: EventFeed;
+  let dispatcher: WebhookDispatcher;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    t = await openTestApp(driver);
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.handle.db.delete(webhooks);
+    await t.reset();
+    feed = new EventFeed();
+    await feed.listen(t.handle.listen);
+    dispatcher = new WebhookDispatcher({ db: t.handle.db, feed, log: logger, timeoutMs: 2_000, retry: { firstRetryMs: 100, maxRetryMs: 200 } });
+    dispatcher.start();
+  });
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+    await dispatcher.stop();
+    await feed.close();
+  });
+
+  async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+    const started = await startReceiver(...args);
+    receivers.push(started);
+    return started;
+  }
+
+  async function register(url: string, eventTypes: string[] = []): Promise<{ id: string; secret: string }> {
+    const { status, body } = await t.call('POST', '/api/v1/webhooks', { url, event_types: eventTypes });
+    expect(status).toBe(201);
+    return body;
+  }
+
+  /** A status change of one sandbox, as the reconciler records it. */
+  async function statusChange(sandboxId: string, status: 'RUNNING' | 'PAUSED'): Promise<void> {
+    await t.handle.db.transaction((tx) =>
+      recordEvent(tx, {
+        type: status === 'RUNNING' ? 'sandbox.running' : 'sandbox.paused',
+        subjectKind: 'sandbox',
+        subjectId: sandboxId,
+        sandboxId,
+        previousStatus: 'STARTING',
+        status,
+        statusDetail: null,
+      }),
+    );
+  }
+
+  async function deliveries(webhookId: string): Promise<any[]> {
+    const { status, body } = await t.call('GET', `/api/v1/webhooks/${webhookId}/deliveries`);
+    expect(status).toBe(200);
+    expect(WebhookDeliveryPageSchema.parse(body)).toEqual(body);
+    return body.items;
+  }
+
+  describe('routes', () => {
+    it('registers, shows, changes and removes a webhook; the secret is shown once', async () => {
+      const created = await t.call('POST', '/api/v1/webhooks', { url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'] });
+      expect(created.status).toBe(201);
+      expect(CreatedWebhookSchema.parse(created.body)).toEqual(created.body);
+      expect(created.body).toMatchObject({ url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'], enabled: true, disabled_reason: null });
+      expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const { id } = created.body;
+
+      const shown = await t.call('GET', `/api/v1/webhooks/${id}`);
+      expect(WebhookSchema.strict().parse(shown.body)).toEqual(shown.body);
+      expect(JSON.stringify(shown.body)).not.toContain(created.body.secret);
+      expect((await t.call('GET', '/api/v1/webhooks')).body).toEqual([shown.body]);
+
+      const changed = await t.call('PATCH', `/api/v1/webhooks/${id}`, { enabled: false, event_types: [] });
+      expect(changed).toMatchObject({ status: 200, body: { id, enabled: false, event_types: [] } });
+      expect(await t.call('DELETE', `/api/v1/webhooks/${id}`)).toEqual({ status: 200, body: { success: true } });
+      for (const [method, path] of [
+        ['GET', `/api/v1/webhooks/${id}`],
+        ['PATCH', `/api/v1/webhooks/${id}`],
+        ['DELETE', `/api/v1/webhooks/${id}`],
+        ['GET', `/api/v1/webhooks/${id}/deliveries`],
+      ] as const) {
+        expect(await t.call(method, path, method === 'PATCH' ? { enabled: true } : undefined)).toEqual({ status: 404, body: { detail: 'Webhook not found' } });
+      }
+    });
+
+    it('accepts only http and https URLs without credentials, and known event types', async () => {
+      for (const body of [
+        { url: 'ftp://127.0.0.1/hooks' },
+        { url: 'not a url' },
+        { url: 'file:///etc/passwd' },
+        { url: 'http://user:pass@127.0.0.1/hooks' },
+        { url: 'http://127.0.0.1/\u0000' },
+        { url: 'http://127.0.0.1/hooks', event_types: ['sandbox.exploded'] },
+        { url: 'http://127.0.0.1/hooks', secret: 'mine' },
+        {},
+      ]) {
+        const { status, body: answer } = await t.call('POST', '/api/v1/webhooks', body);
+        expect(status, JSON.stringify(body)).toBe(422);
+        expect(answer.detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), msg: expect.any(String), type: expect.any(String) });
+      }
+      expect((await t.call('GET', '/api/v1/webhooks')).body).toEqual([]);
+      const { id } = await register('http://127.0.0.1:9/hooks');
+      expect((await t.call('PATCH', `/api/v1/webhooks/${id}`, { url: 'gopher://127.0.0.1' })).status).toBe(422);
+      expect((await t.call('GET', `/api/v1/webhooks/${id}/deliveries?page_id=x`)).status).toBe(422);
+      expect((await t.call('GET', '/api/v1/webhooks/%00')).status).toBe(422);
+      expect((await t.call('POST', `/api/v1/webhooks/${id}/deliveries/12/redeliver`)).status).toBe(404);
+    });
+  });
+
+  describe('delivery', () => {
+    it('POSTs each wanted event once, signed over id, timestamp and body, and logs it', async () => {
+      const hook = await receiver();
+      const { id, secret } = await register(hook.url, ['sandbox.created']);
+      const started = await t.call('POST', '/api/v1/sandboxes');
+      await statusChange(started.body.id, 'RUNNING');
+      await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
+
+      expect(hook.received).toHaveLength(1);
+      const [delivery] = hook.received;
+      const [event] = (await t.call('GET', '/api/v1/events/search?type=sandbox.created')).body.items;
+      expect(JSON.parse(delivery?.body ?? '')).toEqual(event);
+      expect(delivery?.headers).toMatchObject({
+        'content-type': 'application/json',
+        'webhook-id': event.id,
+        'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+      });
+      expect(Math.abs(Number(delivery?.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+      expect(verifySignature(secret, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
+      expect(verifySignature(secret, delivery?.headers ?? {}, `${delivery?.body} `)).toBe(false);
+      expect(verifySignature(`whsec_${Buffer.alloc(32).toString('base64')}`, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(false);
+
+      const [logged] = await deliveries(id);
+      expect(logged).toMatchObject({ webhook_id: id, event_id: event.id, event_type: 'sandbox.created', attempts: 1, status_code: 200, error: null, next_attempt_at: null });
+      expect(logged.latency_ms).toEqual(expect.any(Number));
+
+      const again = await t.call('POST', `/api/v1/webhooks/${id}/deliveries/${logged.id}/redeliver`);
+      expect(again.status).toBe(202);
+      await vi.waitFor(() => expect(hook.received).toHaveLength(2), { timeout: 10_000 });
+      expect(hook.received[1]?.body).toBe(delivery?.body);
+      expect(hook.received[1]?.headers['webhook-id']).toBe(event.id);
+      expect((await deliveries(id)).map((d) => d.id)).toEqual([again.body.id, logged.id]);
+    });
+
+    it('retries a receiver that is down until it is up, then delivers each event once, in order per sandbox', async () => {
+      const port = await downPort();
+      const { id } = await register(`http://127.0.0.1:${port}/hooks`);
+      const sandboxId = (await t.call('POST', '/api/v1/sandboxes')).body.id;
+      await statusChange(sandboxId, 'RUNNING');
+      await vi.waitFor(
+        async () => {
+          const [, first] = await deliveries(id);
+          expect(first).toMatchObject({ state: 'pending', status_code: null, error: expect.stringContaining('ECONNREFUSED') });
+          expect(first.attempts).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 10_000 },
+      );
+      // The second event of the sandbox waits behind the first.
+      expect((await deliveries(id))[0]).toMatchObject({ state: 'pending', attempts: 0 });
+
+      // Up again, but the first answer is a 500: acknowledged means a 2xx.
+      const hook = await receiver((_request, index, response) => {
+        response.statusCode = index === 0 ? 500 : 204;
+        response.end();
+      }, port);
+      await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['delivered', 'delivered']), { timeout: 10_000 });
+      const types = hook.received.map((r) => JSON.parse(r.body).type);
+      expect(types).toEqual(['sandbox.created', 'sandbox.created', 'sandbox.running']);
+      await statusChange(sandboxId, 'PAUSED');
+      await vi.waitFor(() => expect(hook.received).toHaveLength(4), { timeout: 10_000 });
+      expect(JSON.parse(hook.received[3]?.body ?? '').type).toBe('sandbox.paused');
+      const webhook = await t.call('GET', `/api/v1/webhooks/${id}`);
+      expect(webhook.body).toMatchObject({ enabled: true, disabled_reason: null });
+    });
+
+    it('does not let a slow receiver delay another webhook', async () => {
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const slow = await receiver((_request, _index, response) => void held.then(() => response.end('late')));
+      const fast = await receiver();
+      const slowHook = await register(slow.url);
+      const fastHook = await register(fast.url);
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(async () => expect((await deliveries(fastHook.id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
+      // The slow receiver has the request and has not answered it.
+      expect(slow.received).toHaveLength(1);
+      expect((await deliveries(slowHook.id)).map((d) => d.state)).toEqual(['pending']);
+      release();
+      await vi.waitFor(async () => expect((await deliveries(slowHook.id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
+    });
+
+    it('gives up a delivery after a day and disables a webhook failing for a day, saying why', async () => {
+      const { id } = await register(`http://127.0.0.1:${await downPort()}/hooks`);
+      await t.handle.db.update(webhooks).set({ failingSince: new Date(Date.now() - DAY_MS - 1000) }).where(eq(webhooks.id, id));
+      await dispatcher.stop();
+      await t.call('POST', '/api/v1/sandboxes');
+      await t.handle.db.update(webhookDeliveries).set({ createdAt: new Date(Date.now() - DAY_MS - 1000) });
+      dispatcher = new WebhookDispatcher({ db: t.handle.db, feed, log: logger, timeoutMs: 2_000, retry: { firstRetryMs: 100 } });
+      dispatcher.start();
+      await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['failed']), { timeout: 10_000 });
+      const webhook = (await t.call('GET', `/api/v1/webhooks/${id}`)).body;
+      expect(webhook.enabled).toBe(false);
+      expect(webhook.disabled_reason).toMatch(/^deliveries failing since \d{4}-.*; last error: ECONNREFUSED/);
+
+      // Disabled: new events are not queued for it. Enabling clears the reason.
+      await t.call('POST', '/api/v1/sandboxes');
+      expect(await deliveries(id)).toHaveLength(1);
+      expect((await t.call('PATCH', `/api/v1/webhooks/${id}`, { enabled: true })).body).toMatchObject({ enabled: true, disabled_reason: null });
+    });
+  });
+});
