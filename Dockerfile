@@ -6,12 +6,15 @@ ARG BASE_IMAGE=node:20-bookworm-slim
 # --- agent-server: what runs inside every sandbox (`docker build --target agent-server .`) -------
 FROM ${BASE_IMAGE} AS agent-server
 
-# An unprivileged user owning the workspace and the data directory. A named volume mounted at /data
-# starts as a copy of this directory, so it inherits the ownership. The bundle is an ES module;
+# The agent-server runs as root and the agent's commands (terminal tool, /api/bash) as the
+# unprivileged user openhands, who owns the workspace: nothing the agent runs can read the
+# agent-server's memory, environment or data, and its session key arrives as a root-only file in
+# /run/sandbox-server that the agent-server deletes once read. The bundle is an ES module;
 # /app/package.json says so for node versions that do not detect it.
 RUN useradd --create-home --shell /bin/bash openhands \
- && mkdir -p /app /data /workspace \
- && chown openhands:openhands /data /workspace \
+ && mkdir -p /app /data /workspace /run/sandbox-server \
+ && chown openhands:openhands /workspace \
+ && chmod 700 /data /run/sandbox-server \
  && echo '{"type":"module"}' > /app/package.json
 
 # dist/ holds the bundle, its source map and the /docs page's assets (swagger-ui/); the build
@@ -19,10 +22,10 @@ RUN useradd --create-home --shell /bin/bash openhands \
 COPY dist/agent-server.js* /app/
 COPY dist/swagger-ui/ /app/swagger-ui/
 
-USER openhands
 WORKDIR /workspace
 EXPOSE 8000
-CMD ["node", "/app/agent-server.js", "--host", "0.0.0.0", "--port", "8000", "--data-dir", "/data"]
+CMD ["node", "/app/agent-server.js", "--host", "0.0.0.0", "--port", "8000", "--data-dir", "/data", \
+     "--session-key-file", "/run/sandbox-server/session-key", "--agent-user", "openhands"]
 
 # --- sandbox-server: the control plane, as compose.yaml runs it (the default target) ------------
 FROM ${BASE_IMAGE} AS sandbox-server

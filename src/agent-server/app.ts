@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AgentUser } from './agent-user.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { createApiApp } from '../http/app.js';
 import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
@@ -27,6 +28,8 @@ export interface AgentServerOptions {
   sessionKeys: readonly string[];
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
+  /** Who runs the agent's commands (terminal tool, /api/bash) and owns its files; this process's user when absent. */
+  agentUser?: AgentUser;
   /** Where /api/bash commands run by default; the process's working directory when absent. */
   workspaceDir?: string;
   /** Largest request body accepted, in bytes; DEFAULT_MAX_REQUEST_BODY_BYTES when absent. */
@@ -48,7 +51,7 @@ export interface AgentServer {
 /** The agent-server over a data directory: its conversations are loaded before this resolves. */
 export async function createAgentServerApp(options: AgentServerOptions): Promise<AgentServer> {
   const startedAtMs = Date.now();
-  const conversations = await ConversationService.open({ dataDir: options.dataDir });
+  const conversations = await ConversationService.open({ dataDir: options.dataDir, agentUser: options.agentUser });
   const app = createApiApp();
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const metrics = createMetrics();
@@ -64,10 +67,10 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   registerEventRoutes(app, conversations);
   const workspaceDir = options.workspaceDir ?? process.cwd();
   const bashEvents = await BashEventLog.open(join(options.dataDir, 'bash_events.ndjson'));
-  const bashCommands = new BashCommands(bashEvents, workspaceDir);
+  const bashCommands = new BashCommands(bashEvents, workspaceDir, options.agentUser);
   registerBashRoutes(app, { commands: bashCommands, events: bashEvents });
   registerGitRoutes(app, { workspaceDir });
-  registerFileRoutes(app);
+  registerFileRoutes(app, options.agentUser);
   registerDownloadTrajectory(app, conversations);
   await registerCatalogRoutes(app, { configuredModels: () => conversations.configuredModels() });
   const isValidKey = (candidate: string | undefined) => isValidSessionKey(options.sessionKeys, candidate);

@@ -17,6 +17,12 @@ Options (each overrides its environment variable):
   --data-dir <path>     Where conversations and their events are stored. Env DATA_DIR. Default ./data.
   --max-body-mb <n>     Largest request body accepted (uploads and imports included); larger ones
                         get 413. Env MAX_REQUEST_BODY_MB. Default 64.
+  --session-key-file <path>
+                        Read one more session API key from this file at start, then delete the file,
+                        so that nothing on disk holds it afterwards. Env SESSION_API_KEY_FILE.
+  --agent-user <name>   Run the agent's commands (terminal tool, /api/bash) as this user, and give it
+                        the files the agent-server writes for it; run as root to use it. Env AGENT_USER.
+                        Default: this process's user.
   -h, --help            Show this help and exit.
 
 Environment:
@@ -34,6 +40,10 @@ Environment:
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host);
+}
+
 const ConfigSchema = z
   .object({
     host: z.string().min(1, 'must not be empty'),
@@ -50,10 +60,12 @@ const ConfigSchema = z
       .pipe(z.int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000')),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sessionKeys: z.array(z.string()),
+    sessionKeyFile: z.string().min(1, 'must not be empty').optional(),
+    agentUser: z.string().min(1, 'must not be empty').optional(),
     allowedHosts: z.array(z.string()),
     corsOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'every entry must be an origin such as https://ui.example.com')),
   })
-  .refine((config) => config.sessionKeys.length > 0 || LOOPBACK_HOSTS.has(config.host), {
+  .refine((config) => config.sessionKeys.length > 0 || config.sessionKeyFile !== undefined || LOOPBACK_HOSTS.has(config.host), {
     path: ['host'],
     message: 'a non-loopback address needs a session API key (set OH_SESSION_API_KEYS_0 or SESSION_API_KEY)',
   });
@@ -80,6 +92,8 @@ const SETTING_NAMES: Record<string, string> = {
   dataDir: '--data-dir / DATA_DIR',
   maxBodyMb: '--max-body-mb / MAX_REQUEST_BODY_MB',
   logLevel: 'LOG_LEVEL',
+  sessionKeyFile: '--session-key-file / SESSION_API_KEY_FILE',
+  agentUser: '--agent-user / AGENT_USER',
   corsOrigins: 'CORS_ORIGINS',
 };
 
@@ -100,6 +114,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         port: { type: 'string' },
         'data-dir': { type: 'string' },
         'max-body-mb': { type: 'string' },
+        'session-key-file': { type: 'string' },
+        'agent-user': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -116,6 +132,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     maxBodyMb: flags['max-body-mb'] ?? env['MAX_REQUEST_BODY_MB'] ?? '64',
     logLevel: env['LOG_LEVEL'] ?? 'info',
     sessionKeys: sessionKeysFromEnv(env),
+    sessionKeyFile: flags['session-key-file'] ?? env['SESSION_API_KEY_FILE'],
+    agentUser: flags['agent-user'] ?? env['AGENT_USER'],
     allowedHosts: commaSeparated(env['ALLOWED_HOSTS']),
     corsOrigins: commaSeparated(env['CORS_ORIGINS']),
   });

@@ -44,8 +44,12 @@ describe.runIf(docker)('the agent-server image', () => {
     expect(await metrics.text()).toMatch(/^http_requests_total\{/m);
   });
 
-  it('runs as an unprivileged user in /workspace', async () => {
-    const { output } = await container.exec(['sh', '-c', 'id -un && pwd']);
-    expect(output.trim().split('\n')).toEqual(['openhands', '/workspace']);
+  it("runs the agent's commands as an unprivileged user in /workspace, apart from the agent-server", async () => {
+    const response = await fetch(`${base}/api/bash/execute_bash_command`, {
+      method: 'POST',
+      headers: { 'X-Session-API-Key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'id -un && pwd && stat -c %U /proc/1' }),
+    });
+    expect(((await response.json()) as { stdout: string }).stdout.trim().split('\n')).toEqual(['openhands', '/workspace', 'root']);
   });
 });

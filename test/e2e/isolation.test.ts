@@ -58,6 +58,33 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     expect((await fetch(`${neighbour.agentUrl}/alive`)).status).toBe(200);
   }
 
+  it("keeps the session key from the agent: not in any process's environment, in no file, from no route", async () => {
+    const sandbox = (await cp.request('GET', `/api/v1/sandboxes?id=${neighbour.id}`)).body[0];
+    const key: string = sandbox.session_api_key;
+    const agent = (path: string) => `/api/v1/sandboxes/${neighbour.id}/agent${path}`;
+    // The issue's reproduction, then every environment and readable file of the sandbox.
+    const probes = [
+      `env -i bash -c 'tr "\\0" "\\n" </proc/1/environ'`,
+      'id -un; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr "\\0" "\\n" < $f; done 2>&1',
+      'cat /run/sandbox-server/session-key 2>&1; ls -la /run/sandbox-server 2>&1',
+      `grep -rsl --exclude-dir=proc --exclude-dir=sys -F '${key.slice(0, 12)}' / ; echo searched`,
+    ];
+    for (const command of probes) {
+      const output = (await bashIn(neighbour.id, command)).stdout as string;
+      expect(output, command).not.toContain(key.slice(0, 12));
+    }
+    expect((await bashIn(neighbour.id, probes[1]!)).stdout).toMatch(/^openhands\n/);
+    expect((await bashIn(neighbour.id, probes[3]!)).stdout).toBe('searched\n');
+
+    // The file routes run in the agent-server itself: its own environment holds no key either.
+    for (const path of ['/proc/1/environ', '/proc/self/environ', '/run/sandbox-server/session-key']) {
+      const download = await cp.request('GET', agent(`/api/file/download?path=${encodeURIComponent(path)}`));
+      expect(JSON.stringify(download.body), path).not.toContain(key.slice(0, 12));
+    }
+    // And the key still works: the control plane's proxy and the owner use it.
+    expect((await fetch(`${neighbour.agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': key } })).status).toBe(200);
+  });
+
   it('gives the default spec memory, process and CPU limits', async () => {
     const [spec] = (await cp.request('GET', `/api/v1/sandbox-specs?id=${encodeURIComponent(E2E_IMAGE)}`)).body;
     expect(spec).toMatchObject({ memory_mb: 2048, pids_limit: 512, cpus: 1 });

@@ -3,6 +3,7 @@
  * `bash -c` (./run-command), and its result recorded as a BashOutput (exit code -1 past its
  * timeout). Both land in the BashEventLog, so they can be searched and streamed.
  */
+import type { AgentUser } from '../agent-user.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -29,6 +30,8 @@ export class BashCommands {
     private readonly events: BashEventLog,
     /** Where commands run when the request names no cwd, and what a relative cwd is resolved against. */
     private readonly workspaceDir: string,
+    /** Who the commands run as; this process's user when absent. */
+    private readonly agentUser?: AgentUser,
   ) {}
 
   /** Records the command and starts it; `signal` (a caller that went away) kills it. */
@@ -55,6 +58,7 @@ export class BashCommands {
       timeoutMs: command.timeout * 1000,
       outputLimit: OUTPUT_LIMIT_CHARS,
       signal,
+      agentUser: this.agentUser,
     }).catch((error: Error) => ({ exitCode: 127, stdout: '', stderr: `${error.message}\n`, timedOut: false }));
     const timeoutNote = `Command timed out after ${command.timeout} seconds and was killed.\n`;
     const output: BashOutput = {

@@ -4,6 +4,7 @@
  * agent's terminal there is no shared session: each command starts from a fresh shell.
  */
 import { spawn } from 'node:child_process';
+import { type AgentUser, spawnAsAgent } from '../agent-user.js';
 import { constants } from 'node:os';
 import { OutputBuffer } from '../agent/tools/terminal/output-buffer.js';
 
@@ -15,6 +16,8 @@ export interface RunCommandOptions {
   outputLimit: number;
   /** Aborting kills the command (the HTTP client disconnected). */
   signal?: AbortSignal;
+  /** Runs the command as this user rather than the agent-server's own. */
+  agentUser?: AgentUser;
 }
 
 export interface CommandOutcome {
@@ -35,6 +38,7 @@ export function runCommand(options: RunCommandOptions): Promise<CommandOutcome> 
   return new Promise((resolve, reject) => {
     // detached: the command leads a new process group, so a timeout can kill what it started too.
     const child = spawn('bash', ['-c', options.command], {
+      ...spawnAsAgent(options.agentUser, process.env),
       cwd: options.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { type AgentUser, makeDirsForAgent } from '../agent-user.js';
 import type { Event, JsonValue, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
@@ -16,9 +16,10 @@ export async function createConversationRunner(
   metadata: ConversationMetadata,
   log: EventLog<Event>,
   onStateChange: (key: string, value: JsonValue) => void,
+  agentUser?: AgentUser,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
-  await mkdir(workspaceDir, { recursive: true }).catch((error: unknown) => {
+  await makeDirsForAgent(agentUser, workspaceDir).catch((error: unknown) => {
     // The workspace was named by the client (a file, a path too long, a place we may not write).
     throw new ConflictError(`The conversation's workspace ${workspaceDir} cannot be used: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   });
@@ -26,7 +27,7 @@ export async function createConversationRunner(
     conversationId: metadata.id,
     log,
     llm: createLlmClient(llmConfigOf(metadata)),
-    tools: createDefaultTools({ workspaceDir, taskTracker: { initialTasks: await lastTaskList(log) } }),
+    tools: createDefaultTools({ workspaceDir, agentUser, taskTracker: { initialTasks: await lastTaskList(log) } }),
     maxIterations: metadata.max_iterations,
     confirmationPolicy: metadata.confirmation_policy,
     logCompletions: metadata.agent.llm.log_completions === true,

@@ -11,6 +11,7 @@
  * removed at start. Routes and the WebSocket stream call
  * the verbs here; unknown conversations and events are NotFoundErrors, bad input RequestValidationErrors.
  */
+import type { AgentUser } from '../agent-user.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -74,6 +75,8 @@ interface Conversation {
 
 export interface ConversationServiceOptions {
   dataDir: string;
+  /** Who the agents' commands run as; the agent-server's own user when absent. */
+  agentUser?: AgentUser;
 }
 
 export interface StartedConversation {
@@ -86,10 +89,13 @@ export class ConversationService {
   private readonly conversations = new Map<string, Conversation>();
   private lastActivityMs = Date.now();
 
-  private constructor(private readonly root: string) {}
+  private constructor(
+    private readonly root: string,
+    private readonly agentUser: AgentUser | undefined,
+  ) {}
 
   static async open(options: ConversationServiceOptions): Promise<ConversationService> {
-    const service = new ConversationService(join(options.dataDir, 'conversations'));
+    const service = new ConversationService(join(options.dataDir, 'conversations'), options.agentUser);
     await mkdir(service.root, { recursive: true });
     for (const entry of await readdir(service.root, { withFileTypes: true })) {
       if (!entry.isDirectory() || !isConversationId(entry.name)) continue;
@@ -451,7 +457,7 @@ export class ConversationService {
   private runnerOf(conversation: Conversation): Promise<AgentRunner> {
     if (!conversation.runner) {
       const creating = this.openLog(conversation).then((log) =>
-        createConversationRunner(conversation.metadata, log, (key, value) => this.recordState(conversation, key, value)),
+        createConversationRunner(conversation.metadata, log, (key, value) => this.recordState(conversation, key, value), this.agentUser),
       );
       creating.catch(() => {
         if (conversation.runner === creating) conversation.runner = undefined;

@@ -1,8 +1,19 @@
 import type { SandboxRow, SandboxSpecRow } from '../db/schema.js';
-import type { ContainerRequest } from '../runtime/runtime.js';
+import type { ContainerRequest, SecretFile } from '../runtime/runtime.js';
 
 export function dataVolumeNameFor(sandboxId: string): string {
   return `sandbox-server-data-${sandboxId}`;
+}
+
+/**
+ * Where the agent-server image reads its session key at start (then deletes it). A file rather than
+ * an environment variable: the agent's commands run as another user and can read neither it nor
+ * the agent-server's memory, while every process of a user can read that user's /proc/N/environ.
+ */
+export const SESSION_KEY_PATH = '/run/sandbox-server/session-key';
+
+export function secretFilesFor(row: SandboxRow): SecretFile[] {
+  return [{ path: SESSION_KEY_PATH, content: row.sessionApiKey }];
 }
 
 /** The container a sandbox row asks for: its spec, plus its own session key and data volume. */
@@ -12,13 +23,14 @@ export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataM
     specId: spec.id,
     image: spec.image,
     command: spec.command,
-    env: { ...spec.initialEnv, OH_SESSION_API_KEYS_0: row.sessionApiKey },
+    env: spec.initialEnv,
     workingDir: spec.workingDir,
     exposedPorts: spec.exposedPorts,
     cpus: spec.cpus,
     memoryMb: spec.memoryMb,
     pidsLimit: spec.pidsLimit,
     runtime: spec.runtime,
+    secretFiles: secretFilesFor(row),
     dataVolume: { name: dataVolumeNameFor(row.id), mountPath: dataMountPath },
   };
 }

@@ -391,7 +391,7 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
   return {
     runtimes: () => runtime.runtimes(),
     create: (request) => limitCreate(() => runtime.create(request)),
-    start: (containerId) => limit(() => runtime.start(containerId)),
+    start: (containerId, secretFiles) => limit(() => runtime.start(containerId, secretFiles)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),
     unpause: (containerId) => limit(() => runtime.unpause(containerId)),
     remove: (containerId) => limit(() => runtime.remove(containerId)),

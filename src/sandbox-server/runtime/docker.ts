@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { CONTAINER_STATES, type ContainerState } from '../../contracts/container.js';
 import { logger } from '../../logger.js';
@@ -14,7 +15,9 @@ import {
   type RuntimeEvent,
   RuntimeError,
   type SandboxRuntime,
+  type SecretFile,
 } from './runtime.js';
+import { tarArchive } from './tar.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
@@ -45,8 +48,27 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     }
   }
 
-  async function start(containerId: string): Promise<void> {
+  /**
+   * Root-only files (in a root-only directory), extracted into the container's own filesystem:
+   * never in its environment, never on the host's disk outside the engine.
+   */
+  async function putSecretFiles(containerId: string, files: readonly SecretFile[]): Promise<void> {
+    const entries = files.flatMap((file) => [
+      { name: `${dirname(file.path).slice(1)}/`, mode: 0o700, uid: 0, gid: 0 },
+      { name: file.path.slice(1), content: file.content, mode: 0o400, uid: 0, gid: 0 },
+    ]);
     try {
+      await docker.getContainer(containerId).putArchive(tarArchive(entries), { path: '/' });
+    } catch (error) {
+      throw toRuntimeError(error, 'put secret files', [400, 403, 404]);
+    }
+  }
+
+  async function start(containerId: string, secretFiles: readonly SecretFile[] = []): Promise<void> {
+    try {
+      if (secretFiles.length > 0 && (await docker.getContainer(containerId).inspect()).State.Status !== 'running') {
+        await putSecretFiles(containerId, secretFiles);
+      }
       await docker.getContainer(containerId).start();
     } catch (error) {
       // 304: already started.
@@ -76,7 +98,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     if (labels[LABEL_INSTANCE] !== instanceId || labels[LABEL_SANDBOX_ID] !== request.sandboxId) {
       throw new RuntimeError(`container name ${name} is taken by a container this control plane does not own`, true);
     }
-    if (info.State.Status === 'created') await start(info.Id);
+    if (info.State.Status === 'created') await start(info.Id, request.secretFiles);
     return (await inspect(info.Id)) ?? observationFromInspect(info);
   }
 
@@ -100,7 +122,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
         throw toRuntimeError(error, 'create', [400, 404]);
       }
-      await start(containerId);
+      await start(containerId, request.secretFiles);
       const observation = await inspect(containerId);
       if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
       return observation;

@@ -43,12 +43,21 @@ export interface ContainerRequest {
   pidsLimit: number | null;
   /** The engine's OCI runtime (runc, runsc). */
   runtime: string;
+  /** Written into the container before each start, never into its environment (the session key). */
+  secretFiles: SecretFile[];
   /** Named volume mounted for the agent-server's data so events survive container restarts. */
   dataVolume: { name: string; mountPath: string };
 }
 
 /** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
 export const ENGINE_DISCONNECTED = 'engine-disconnected';
+
+/** A file only root in the container can read, e.g. the agent-server's session key. */
+export interface SecretFile {
+  /** Absolute path of the file; its directory is made root-only. */
+  path: string;
+  content: string;
+}
 
 export interface RuntimeEvent {
   sandboxId: string;
@@ -77,7 +86,8 @@ export interface SandboxRuntime {
   runtimes(): Promise<string[]>;
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
-  start(containerId: string): Promise<void>;
+  /** Starts a created or stopped container, writing `secretFiles` into it first. */
+  start(containerId: string, secretFiles?: readonly SecretFile[]): Promise<void>;
   pause(containerId: string): Promise<void>;
   unpause(containerId: string): Promise<void>;
   /** Removes the container (killing it if it runs). */

@@ -40,6 +40,7 @@ function sandboxRequest(image: string): ContainerRequest {
     env: { OH_SESSION_API_KEYS_0: 'key' },
     workingDir: '/workspace',
     runtime: 'runc',
+    secretFiles: [],
     exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
     cpus: null,
     memoryMb: null,

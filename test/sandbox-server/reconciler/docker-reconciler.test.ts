@@ -61,7 +61,12 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     const info = await container.inspect();
     expect(Object.values(info.NetworkSettings.Ports).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: String(port) }]);
     expect(info.HostConfig).toMatchObject({ NanoCpus: 1e9, Memory: 256 * 1024 * 1024, PidsLimit: 256, Privileged: false });
-    expect(info.Config.Env).toContain(`OH_SESSION_API_KEYS_0=${sandbox.sessionApiKey}`);
+    // The key is a root-only file written before the start, never an environment variable.
+    expect(info.Config.Env.join('\n')).not.toContain(sandbox.sessionApiKey);
+    const archive = await container.getArchive({ path: '/run/sandbox-server/session-key' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of archive) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString('latin1')).toContain(sandbox.sessionApiKey);
 
     await setDesired(handle.db, sandbox.id, 'PAUSED');
     reconciler.kick(sandbox.id);
@@ -143,6 +148,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
       memoryMb: null,
       pidsLimit: null,
       runtime: 'runc',
+      secretFiles: [],
       dataVolume: { name: dataVolumeNameFor(orphanId), mountPath: '/data' },
     });
 

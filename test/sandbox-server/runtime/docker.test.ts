@@ -29,6 +29,7 @@ function request(overrides: Partial<ContainerRequest> = {}): ContainerRequest {
     memoryMb: 256,
     pidsLimit: 128,
     runtime: 'runc',
+    secretFiles: [],
     dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
     ...overrides,
   };

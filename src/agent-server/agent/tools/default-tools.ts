@@ -1,4 +1,5 @@
 /** The tools every conversation's agent gets, in the order the LLM sees them. */
+import type { AgentUser } from '../../agent-user.js';
 import { createFileEditorTool } from './file-editor/file-editor-tool.js';
 import { createFinishTool } from './finish-tool.js';
 import { createTaskTrackerTool, type TaskTrackerToolOptions } from './task-tracker-tool.js';
@@ -8,15 +9,17 @@ import type { AnyTool } from './tool.js';
 
 export interface DefaultToolsOptions {
   workspaceDir: string;
+  /** Who the agent's commands run as and owns what its editor creates; the agent-server's user when absent. */
+  agentUser?: AgentUser;
   terminal?: Omit<TerminalToolOptions, 'workspaceDir'>;
   taskTracker?: TaskTrackerToolOptions;
 }
 
 export function createDefaultTools(options: DefaultToolsOptions): AnyTool[] {
-  const { workspaceDir } = options;
+  const { workspaceDir, agentUser } = options;
   return [
-    createTerminalTool({ ...options.terminal, workspaceDir }),
-    createFileEditorTool({ workspaceDir }),
+    createTerminalTool({ ...options.terminal, workspaceDir, agentUser }),
+    createFileEditorTool({ workspaceDir, agentUser }),
     createTaskTrackerTool(options.taskTracker),
     createFinishTool(),
     createThinkTool(),

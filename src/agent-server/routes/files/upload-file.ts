@@ -1,6 +1,7 @@
+import { type AgentUser, giveToAgent, makeParentsForAgent } from '../../agent-user.js';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -28,12 +29,12 @@ export const uploadFileRoute = createRoute({
   },
 });
 
-export function registerUploadFile(app: OpenAPIHono): void {
+export function registerUploadFile(app: OpenAPIHono, agentUser?: AgentUser): void {
   app.openapi(uploadFileRoute, async (c) => {
     const { path } = c.req.valid('query');
     const { file } = c.req.valid('form');
     try {
-      await writeFileAtomically(path, file);
+      await writeFileAtomically(path, file, agentUser);
     } catch (error) {
       throw fileSystemError(error);
     }
@@ -45,11 +46,12 @@ export function registerUploadFile(app: OpenAPIHono): void {
  * Writes beside the target and renames over it, so a reader never sees half a file and a failed
  * upload leaves the old one in place. Renaming onto a directory fails with EISDIR.
  */
-async function writeFileAtomically(path: string, file: File): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+async function writeFileAtomically(path: string, file: File, agentUser: AgentUser | undefined): Promise<void> {
+  await makeParentsForAgent(agentUser, path);
   const temporary = join(dirname(path), `.${basename(path)}.upload-${randomBytes(6).toString('hex')}`);
   try {
     await pipeline(Readable.fromWeb(file.stream() as NodeReadableStream<Uint8Array>), createWriteStream(temporary, { flags: 'wx' }));
+    await giveToAgent(agentUser, [temporary]);
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });

@@ -2,6 +2,7 @@
  * The `file_editor` tool: view, create and edit text files in the workspace, with undo. Text is
  * read and written as UTF-8; binary and very large files are refused rather than mangled.
  */
+import { type AgentUser, giveToAgent, makeParentsForAgent } from '../../../agent-user.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FileEditorActionSchema, FileEditorObservationSchema, FileEditorToolSchema } from '../../../../events/index.js';
@@ -22,6 +23,8 @@ import { isErrno, resolveWorkspacePath } from './workspace-path.js';
 export interface FileEditorToolOptions {
   /** The only directory tree the editor may touch. */
   workspaceDir: string;
+  /** Files it creates belong to this user, who runs the agent's commands. */
+  agentUser?: AgentUser;
 }
 
 /** Characters of file text or listing one `view` shows before it asks for a view_range. */
@@ -81,7 +84,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
 
   async function create(file: string, action: FileEditorAction): Promise<FileEditorObservation> {
     const text = required(action, 'file_text');
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    await makeParentsForAgent(options.agentUser, file);
     await fs.writeFile(file, text, { flag: 'wx' }).catch((error: unknown) => {
       if (isErrno(error, 'EEXIST')) {
         throw new EditorError(
@@ -90,6 +93,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
       }
       throw error;
     });
+    await giveToAgent(options.agentUser, [file]);
     history.record(file, null);
     return observation('create', file, `File created successfully at: ${file}`, {
       prev_exist: false,

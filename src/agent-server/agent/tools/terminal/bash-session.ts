@@ -11,6 +11,7 @@
  * stderr is the same pipe as stdout (the shell's first line is `exec 2>&1`), so output keeps the
  * order in which a terminal would show it.
  */
+import { type AgentUser, spawnAsAgent } from '../../../agent-user.js';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { OutputBuffer } from './output-buffer.js';
@@ -19,6 +20,8 @@ import { commandLine, createMarker, scanForSentinel, shellSetupLine, type Sentin
 export interface BashSessionOptions {
   cwd: string;
   env: Record<string, string | undefined>;
+  /** The user the shell runs as, when not the agent-server's own. */
+  agentUser?: AgentUser;
   /** Most characters of output one observation carries; the middle of longer output is cut. */
   outputLimit: number;
 }
@@ -94,8 +97,8 @@ export class BashSession {
     // bash itself, not `bash -c '...'`: Node's stdio pipes are socketpairs, and a non-interactive
     // bash reading from a socket takes itself for an ssh session and sources ~/.bashrc.
     const child = spawn('bash', ['--noprofile', '--norc', '--noediting', '+H', '-i'], {
+      ...spawnAsAgent(options.agentUser, options.env),
       cwd: options.cwd,
-      env: options.env,
       stdio: ['pipe', 'pipe', 'ignore'],
       // Its own process group, so Ctrl+C and kill reach everything it started and nothing else.
       detached: true,

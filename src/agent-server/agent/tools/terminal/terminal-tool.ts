@@ -2,6 +2,7 @@
  * The `terminal` tool: a persistent bash session in the workspace. The shell starts with the first
  * command (a conversation that never uses it costs no process) and again after it exits or a reset.
  */
+import type { AgentUser } from '../../../agent-user.js';
 import os from 'node:os';
 import { TerminalActionSchema, TerminalToolSchema } from '../../../../events/index.js';
 import { createSerialQueue } from '../serial-queue.js';
@@ -34,6 +35,8 @@ export interface TerminalToolOptions {
   defaultTimeoutSeconds?: number;
   /** Most characters of output in one observation; the middle of longer output is cut. */
   outputLimit?: number;
+  /** The user the shell runs as, when not the agent-server's own. */
+  agentUser?: AgentUser;
   /** The shell's environment; by default ours without the session API keys (see shellEnvironment). */
   env?: Record<string, string | undefined>;
 }
@@ -56,7 +59,7 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
   const outputLimit = options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit;
   const env = options.env ?? shellEnvironment(process.env);
   const description = describe(defaultTimeoutSeconds);
-  const identity = { hostname: os.hostname(), username: currentUsername() };
+  const identity = { hostname: os.hostname(), username: options.agentUser?.name ?? currentUsername() };
   const serially = createSerialQueue();
   let session: BashSession | null = null;
   let workingDir = workspaceDir;
@@ -66,7 +69,7 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
   async function currentSession(): Promise<BashSession> {
     if (session === null || session.hasExited) {
       await session?.close();
-      session = await BashSession.start({ cwd: workspaceDir, env, outputLimit });
+      session = await BashSession.start({ cwd: workspaceDir, env, outputLimit, agentUser: options.agentUser });
       workingDir = workspaceDir;
     }
     return session;

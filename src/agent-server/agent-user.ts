@@ -1,0 +1,55 @@
+/**
+ * The user the agent's commands run as, when it is not the agent-server's own. In a sandbox the
+ * agent-server runs as root and the agent as an unprivileged user, so nothing the agent runs can
+ * read the agent-server's memory, environment or files (its session key among them).
+ */
+import { chown, mkdir, readFile } from 'node:fs/promises';
+import { dirname, relative, sep } from 'node:path';
+
+export interface AgentUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** The entry of `name` in an /etc/passwd text, or undefined. */
+export function agentUserFromPasswd(name: string, passwd: string): AgentUser | undefined {
+  for (const line of passwd.split('\n')) {
+    const [user, , uid, gid, , home] = line.split(':');
+    if (user === name && uid !== undefined && gid !== undefined) return { name, uid: Number(uid), gid: Number(gid), home: home ?? '/' };
+  }
+  return undefined;
+}
+
+export async function lookupAgentUser(name: string): Promise<AgentUser> {
+  const user = agentUserFromPasswd(name, await readFile('/etc/passwd', 'utf8'));
+  if (!user) throw new Error(`no user ${name} in /etc/passwd`);
+  return user;
+}
+
+/** spawn() options and environment that make a child process the agent's. */
+export function spawnAsAgent(user: AgentUser | undefined, env: Record<string, string | undefined>) {
+  if (!user) return { env };
+  return { uid: user.uid, gid: user.gid, env: { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name } };
+}
+
+/** mkdir -p whose new directories belong to the agent. */
+export async function makeDirsForAgent(user: AgentUser | undefined, dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (!user || first === undefined) return;
+  const created = [first];
+  for (const part of relative(first, dir).split(sep).filter(Boolean)) created.push(`${created.at(-1)}${sep}${part}`);
+  await giveToAgent(user, created);
+}
+
+/** Its parent directories are made with makeDirsForAgent first. */
+export async function makeParentsForAgent(user: AgentUser | undefined, file: string): Promise<void> {
+  await makeDirsForAgent(user, dirname(file));
+}
+
+/** Files the agent-server writes for the agent (editor, uploads) belong to the agent, as if it wrote them. */
+export async function giveToAgent(user: AgentUser | undefined, paths: readonly string[]): Promise<void> {
+  if (!user) return;
+  for (const path of paths) await chown(path, user.uid, user.gid);
+}
