@@ -26,7 +26,7 @@ import { writeFileSync } from 'node:fs';
 const flag = (name) => process.argv[process.argv.indexOf(name) + 1];
 const dataDir = flag('--data-dir');
 writeFileSync(dataDir + '/probe', 'ok');
-const report = JSON.stringify({ uid: process.getuid(), cwd: process.cwd(), dataDir, host: flag('--host') });
+const report = JSON.stringify({ uid: process.getuid(), cwd: process.cwd(), dataDir, host: flag('--host'), keyFile: flag('--session-key-file'), agentUser: flag('--agent-user') });
 createServer((req, res) => res.end(report)).listen(Number(flag('--port')), flag('--host'));
 `;
 
@@ -82,7 +82,7 @@ describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
     return dir;
   }
 
-  it('builds offline from the Dockerfile and runs the bundle unprivileged, with its flags and a writable data volume', async () => {
+  it('builds offline from the Dockerfile and runs the bundle as root for an unprivileged agent, with its flags and a writable data volume', async () => {
     const contextDir = await standInContext();
     const tag = newTag();
     const lines: string[] = [];
@@ -93,12 +93,19 @@ describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
     const image = await docker!.getImage(tag).inspect();
     expect(image.Config.ExposedPorts).toEqual({ '8000/tcp': {} });
     expect(image.Config.WorkingDir).toBe('/workspace');
-    expect(image.Config.User).toBe('openhands');
+    // Root, so that the agent's commands can run as another user than the agent-server.
+    expect(image.Config.User).toBe('');
 
     const container = await runtime.create(sandboxRequest(tag));
     const report = (await (await answer(container.hostPorts.AGENT_SERVER, '/alive')).json()) as { uid: number };
-    expect(report).toMatchObject({ cwd: '/workspace', dataDir: '/data', host: '0.0.0.0' });
-    expect(report.uid).not.toBe(0);
+    expect(report).toMatchObject({
+      cwd: '/workspace',
+      dataDir: '/data',
+      host: '0.0.0.0',
+      uid: 0,
+      keyFile: '/run/sandbox-server/session-key',
+      agentUser: 'openhands',
+    });
   });
 
   it('leaves a present image alone and builds a missing one', async () => {

@@ -68,7 +68,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(await readSandbox(handle.db, sandbox.id)).toEqual(row);
   });
 
-  it('passes the spec env and the session key to the container', async () => {
+  it('passes the spec env to the container and the session key as a file, never in the environment', async () => {
     const requests: Parameters<SandboxRuntime['create']>[0][] = [];
     const recording: SandboxRuntime = { ...fake, create: (request) => (requests.push(request), fake.create(request)) };
     const sandbox = await newSandbox({}, { initialEnv: { FOO: 'bar' }, cpus: 1.5, memoryMb: 512, pidsLimit: 256 });
@@ -78,7 +78,8 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(requests).toEqual([
       expect.objectContaining({
         sandboxId: sandbox.id,
-        env: { FOO: 'bar', OH_SESSION_API_KEYS_0: sandbox.sessionApiKey },
+        env: { FOO: 'bar' },
+        secretFiles: [{ path: '/run/sandbox-server/session-key', content: sandbox.sessionApiKey }],
         cpus: 1.5,
         memoryMb: 512,
         pidsLimit: 256,
