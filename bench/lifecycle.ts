@@ -6,7 +6,9 @@
  *   published port until /alive answers (what `docker run` followed by a readiness loop costs);
  * - pause and resume: desired state written -> status PAUSED / RUNNING; floor: docker pause/unpause;
  * - delete: desired DELETED -> row finished (container and volume gone); floor: docker rm -f.
- * Runs one sandbox at a time, alternating with the floor, so both see the same machine.
+ * Runs one sandbox at a time, alternating with the floor, so both see the same machine; once per OCI
+ * runtime the engine has (runc, runsc), each beside the floor of the same runtime: gVisor's own cost
+ * shows in both columns, ours in the ratio. LIFECYCLE_SANDBOXES and LIFECYCLE_CYCLES shrink a run.
  * Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local) and
  * dist/agent-server.js (`npm run build`).
  * Run: `node --import tsx bench/lifecycle.ts` (or through bench/run.ts once listed there).
@@ -14,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import Docker from 'dockerode';
+import { OCI_RUNTIMES, type OciRuntime } from '../src/contracts/sandbox.js';
 import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
@@ -22,8 +25,8 @@ import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
 import { formatMs, formatRatio, printTable } from './measure.js';
 
-const SANDBOXES = 20;
-const PAUSE_CYCLES = 20;
+const SANDBOXES = Number(process.env.LIFECYCLE_SANDBOXES ?? 20);
+const PAUSE_CYCLES = Number(process.env.LIFECYCLE_CYCLES ?? 20);
 const POLL_MS = 5;
 const TIMEOUT_MS = 60_000;
 const FLOOR_KEY = 'bench-floor-key';
@@ -42,53 +45,14 @@ export async function run(): Promise<void> {
   await buildAgentServerImage({ docker, baseImage, tag: image });
 
   const { db, close } = await openDatabase({});
-  const reconciler = new Reconciler({ db, runtime: createDockerRuntime({ instanceId, docker }), instanceId });
+  const runtime = createDockerRuntime({ instanceId, docker });
+  const reconciler = new Reconciler({ db, runtime, instanceId });
   try {
-    await db.insert(sandboxSpecs).values({
-      id: image,
-      image,
-      workingDir: '/workspace',
-      exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
-    });
     await reconciler.start();
-
-    const start: Sample = { ours: [], floor: [] };
-    const remove: Sample = { ours: [], floor: [] };
-    for (let i = 0; i < SANDBOXES; i++) {
-      const floor = await floorRun(docker, image, instanceId);
-      start.floor.push(floor.startMs);
-      const ours = await oursStart(db, reconciler, image);
-      start.ours.push(ours.startMs);
-      remove.floor.push(await timed(() => floor.container.remove({ force: true, v: true })));
-      remove.ours.push(await timed(() => setDesiredAndWait(db, reconciler, ours.row.id, 'DELETED', (row) => row.deletedAt !== null)));
+    const available = await runtime.runtimes();
+    for (const ociRuntime of OCI_RUNTIMES.filter((name) => available.includes(name))) {
+      await measureRuntime(docker, db, reconciler, image, instanceId, ociRuntime);
     }
-
-    const pause: Sample = { ours: [], floor: [] };
-    const resume: Sample = { ours: [], floor: [] };
-    const floor = await floorRun(docker, image, instanceId);
-    const { row } = await oursStart(db, reconciler, image);
-    for (let i = 0; i < PAUSE_CYCLES; i++) {
-      pause.floor.push(await timed(() => floor.container.pause()));
-      resume.floor.push(await timed(() => floor.container.unpause()));
-      pause.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'PAUSED', (r) => r.status === 'PAUSED')));
-      resume.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'RUNNING', (r) => r.status === 'RUNNING')));
-    }
-
-    const line = (name: string, sample: Sample) => {
-      const ours = percentiles(sample.ours);
-      const base = percentiles(sample.floor);
-      return [name, formatMs(ours.p50), formatMs(ours.p95), formatMs(base.p50), formatMs(base.p95), formatRatio(ours.p50 / base.p50)];
-    };
-    console.log(`\n${SANDBOXES} sandboxes one at a time, ${PAUSE_CYCLES} pause/resume cycles; image ${image}`);
-    printTable(
-      ['operation', 'ours p50', 'ours p95', 'floor p50', 'floor p95', 'p50 ratio'],
-      [
-        line('cold start -> RUNNING (/alive)', start),
-        line('pause -> PAUSED', pause),
-        line('resume -> RUNNING', resume),
-        line('delete -> container+volume gone', remove),
-      ],
-    );
   } finally {
     await reconciler.stop();
     await close();
@@ -97,8 +61,59 @@ export async function run(): Promise<void> {
   }
 }
 
+async function measureRuntime(docker: Docker, db: Database, reconciler: Reconciler, image: string, instanceId: string, runtime: OciRuntime): Promise<void> {
+  const specId = `${image}-${runtime}`;
+  await db.insert(sandboxSpecs).values({
+    id: specId,
+    image,
+    workingDir: '/workspace',
+    exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
+    runtime,
+  });
+
+  const start: Sample = { ours: [], floor: [] };
+  const remove: Sample = { ours: [], floor: [] };
+  for (let i = 0; i < SANDBOXES; i++) {
+    const floor = await floorRun(docker, image, instanceId, runtime);
+    start.floor.push(floor.startMs);
+    const ours = await oursStart(db, reconciler, specId);
+    start.ours.push(ours.startMs);
+    remove.floor.push(await timed(() => floor.container.remove({ force: true, v: true })));
+    remove.ours.push(await timed(() => setDesiredAndWait(db, reconciler, ours.row.id, 'DELETED', (row) => row.deletedAt !== null)));
+  }
+
+  const pause: Sample = { ours: [], floor: [] };
+  const resume: Sample = { ours: [], floor: [] };
+  const floor = await floorRun(docker, image, instanceId, runtime);
+  const { row } = await oursStart(db, reconciler, specId);
+  for (let i = 0; i < PAUSE_CYCLES; i++) {
+    pause.floor.push(await timed(() => floor.container.pause()));
+    resume.floor.push(await timed(() => floor.container.unpause()));
+    pause.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'PAUSED', (r) => r.status === 'PAUSED')));
+    resume.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'RUNNING', (r) => r.status === 'RUNNING')));
+  }
+
+  const line = (name: string, sample: Sample) => {
+    const ours = percentiles(sample.ours);
+    const base = percentiles(sample.floor);
+    return [name, formatMs(ours.p50), formatMs(ours.p95), formatMs(base.p50), formatMs(base.p95), formatRatio(ours.p50 / base.p50)];
+  };
+  console.log(`\n${runtime}: ${SANDBOXES} sandboxes one at a time, ${PAUSE_CYCLES} pause/resume cycles; image ${image}`);
+  printTable(
+    ['operation', 'ours p50', 'ours p95', 'floor p50', 'floor p95', 'p50 ratio'],
+    [
+      line('cold start -> RUNNING (/alive)', start),
+      line('pause -> PAUSED', pause),
+      line('resume -> RUNNING', resume),
+      line('delete -> container+volume gone', remove),
+    ],
+  );
+  await floor.container.remove({ force: true, v: true });
+  await setDesiredAndWait(db, reconciler, row.id, 'DELETED', (r) => r.deletedAt !== null);
+}
+
 /** The floor: the same image and port binding straight through the engine API, polled until /alive. */
-async function floorRun(docker: Docker, image: string, instanceId: string): Promise<{ container: Docker.Container; startMs: number }> {
+async function floorRun(docker: Docker, image: string, instanceId: string, runtime: OciRuntime): Promise<{ container: Docker.Container; startMs: number }> {
   const started = performance.now();
   const container = await docker.createContainer({
     Image: image,
@@ -106,7 +121,7 @@ async function floorRun(docker: Docker, image: string, instanceId: string): Prom
     Env: [`OH_SESSION_API_KEYS_0=${FLOOR_KEY}`],
     Labels: { [LABEL_INSTANCE]: instanceId },
     ExposedPorts: { '8000/tcp': {} },
-    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] }, Runtime: runtime },
   });
   await container.start();
   const info = await container.inspect();

@@ -127,7 +127,9 @@ describe.runIf(docker)('a lifecycle that heals (Docker)', { timeout: 90_000 }, (
     expect(resumed.session_api_key).not.toBe(running.session_api_key);
     const after = await containerOf(id);
     expect(after.Id).not.toBe(before.Id);
-    expect((await engine.getContainer(after.Id).inspect()).Config.Env).toContain(`OH_SESSION_API_KEYS_0=${resumed.session_api_key}`);
+    // The new key reaches the new container as its root-only key file, never its environment.
+    expect((await engine.getContainer(after.Id).inspect()).Config.Env.join('\n')).not.toContain(resumed.session_api_key);
+    await exec(after.Id, `test "$(cat /run/sandbox-server/session-key)" = '${resumed.session_api_key}'`);
     await exec(after.Id, 'test "$(cat /data/note)" = kept');
 
     const metrics = (await call<string>('GET', '/metrics')).body;

@@ -99,7 +99,8 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       } finally {
         await plainOnly.close();
       }
-    });
+      // A second database of its own: slow to create on a busy machine.
+    }, 120_000);
 
     it('stores every field', async () => {
       const input = {
