@@ -275,7 +275,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING', containerId: second?.containerId, observedGeneration: 1 });
     expect(callsOf('removeVolume')).toEqual([]);
     expect(fake.volumes()).toEqual([dataVolumeNameFor(sandbox.id)]);
-    expect(requests.map((request) => request.env.OH_SESSION_API_KEYS_0)).toEqual([sandbox.sessionApiKey, 'the-new-key']);
+    expect(requests.map((request) => request.secretFiles[0]?.content)).toEqual([sandbox.sessionApiKey, 'the-new-key']);
 
     const changesBefore = changes().length;
     await passes(r, 3);
