@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
+import { abortableSleep } from './abortable-sleep.js';
 import { EventStreamClosedError, SandboxServerError, SandboxServerUnreachableError } from './errors.js';
 import { EVENT_SOCKET_PATH, fillPath } from './operations.js';
 import type { Transport } from './transport.js';
@@ -62,7 +63,7 @@ export async function* followEvents(
     if (outcome.kind === 'refused' && !RETRYABLE_STATUSES.has(outcome.status)) throw refusal(outcome.status, outcome.body, url.pathname);
     failures = connection.opened ? 0 : failures + 1;
     if (failures > maxRetries) throw giveUp(outcome, transport.baseUrl, url.pathname);
-    await sleep(Math.min(RETRY_BASE_MS * 2 ** failures, RETRY_MAX_MS), options.signal);
+    await abortableSleep(Math.min(RETRY_BASE_MS * 2 ** failures, RETRY_MAX_MS), options.signal);
   }
 }
 
@@ -91,18 +92,6 @@ function giveUp(outcome: Exclude<Outcome, { kind: 'aborted' }>, baseUrl: string,
     case 'closed':
       return new EventStreamClosedError(outcome.code, outcome.reason);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 /** One WebSocket connection: its text frames as an async iterable, then how it ended. */

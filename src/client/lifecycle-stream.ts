@@ -3,6 +3,7 @@
  * connection asks for the events after the last one delivered, so a reader sees each event once,
  * in order, whatever the connection does.
  */
+import { abortableSleep } from './abortable-sleep.js';
 import { SandboxServerError, SandboxServerUnreachableError } from './errors.js';
 import type { Transport } from './transport.js';
 import type { LifecycleEvent, LifecycleEventType } from './types.js';
@@ -37,13 +38,13 @@ export async function* followLifecycleEvents(transport: Transport, options: Foll
     } catch (error) {
       if ((error as Error).name === 'AbortError') return;
       if (++failures > maxRetries) throw error;
-      await sleep(backoff(failures), options.signal);
+      await abortableSleep(backoff(failures), options.signal);
       continue;
     }
     if (!response.ok) {
       const error = await refusal(response);
       if (!RETRYABLE_STATUSES.has(response.status) || ++failures > maxRetries) throw error;
-      await sleep(backoff(failures), options.signal);
+      await abortableSleep(backoff(failures), options.signal);
       continue;
     }
     failures = 0;
@@ -57,7 +58,7 @@ export async function* followLifecycleEvents(transport: Transport, options: Foll
       if ((error as Error).name === 'AbortError' || options.signal?.aborted) return;
       if (++failures > maxRetries) throw new SandboxServerUnreachableError(transport.baseUrl, { cause: error });
     }
-    await sleep(backoff(failures), options.signal);
+    await abortableSleep(backoff(failures), options.signal);
   }
 }
 
@@ -95,16 +96,4 @@ async function refusal(response: Response): Promise<SandboxServerError> {
     // Not JSON: keep the text.
   }
   return new SandboxServerError(response.status, detail, 'GET', '/api/v1/events/stream');
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
