@@ -26,6 +26,29 @@ function dosDateTime(date: Date): { time: number; date: number } {
   };
 }
 
+/** The fields a local header and its central directory record share, in the same order in both. */
+interface EntryFields {
+  time: number;
+  date: number;
+  checksum: number;
+  compressedSize: number;
+  size: number;
+  nameLength: number;
+}
+
+/** Writes the shared run from "version needed" to "file name length", starting at `at`. */
+function writeEntryFields(buffer: Buffer, at: number, fields: EntryFields): void {
+  buffer.writeUInt16LE(VERSION, at);
+  buffer.writeUInt16LE(UTF8_NAMES, at + 2);
+  buffer.writeUInt16LE(DEFLATE, at + 4);
+  buffer.writeUInt16LE(fields.time, at + 6);
+  buffer.writeUInt16LE(fields.date, at + 8);
+  buffer.writeUInt32LE(fields.checksum, at + 10);
+  buffer.writeUInt32LE(fields.compressedSize, at + 14);
+  buffer.writeUInt32LE(fields.size, at + 18);
+  buffer.writeUInt16LE(fields.nameLength, at + 22);
+}
+
 export function zipArchive(entries: readonly ZipEntry[]): Buffer {
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
@@ -37,31 +60,16 @@ export function zipArchive(entries: readonly ZipEntry[]): Buffer {
     const { time, date } = dosDateTime(entry.modified);
     if (entry.data.length > ZIP32_LIMIT || offset > ZIP32_LIMIT) throw new RangeError('archive too large for ZIP32');
 
+    const fields: EntryFields = { time, date, checksum, compressedSize: compressed.length, size: entry.data.length, nameLength: name.length };
+
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(VERSION, 4);
-    local.writeUInt16LE(UTF8_NAMES, 6);
-    local.writeUInt16LE(DEFLATE, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(checksum, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
+    writeEntryFields(local, 4, fields);
 
     const header = Buffer.alloc(46);
     header.writeUInt32LE(0x02014b50, 0);
     header.writeUInt16LE(VERSION, 4);
-    header.writeUInt16LE(VERSION, 6);
-    header.writeUInt16LE(UTF8_NAMES, 8);
-    header.writeUInt16LE(DEFLATE, 10);
-    header.writeUInt16LE(time, 12);
-    header.writeUInt16LE(date, 14);
-    header.writeUInt32LE(checksum, 16);
-    header.writeUInt32LE(compressed.length, 20);
-    header.writeUInt32LE(entry.data.length, 24);
-    header.writeUInt16LE(name.length, 28);
+    writeEntryFields(header, 6, fields);
     header.writeUInt32LE(offset, 42);
     central.push(header, name);
 
