@@ -10,6 +10,7 @@ import { timestampMillis } from '../../events/index.js';
 import { validationError } from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { logger } from '../../logger.js';
+import { createSerialQueue } from '../agent/tools/serial-queue.js';
 import { BashEventSchema, type BashEvent } from '../../contracts/agent-server/bash.js';
 
 export interface BashEventQuery {
@@ -30,7 +31,7 @@ export class BashEventLog {
   private events: BashEvent[] = [];
   private readonly byId = new Map<string, BashEvent>();
   private readonly listeners = new Set<(event: BashEvent) => void>();
-  private writes: Promise<void> = Promise.resolve();
+  private readonly serially = createSerialQueue();
 
   private constructor(private readonly file: string) {}
 
@@ -52,9 +53,7 @@ export class BashEventLog {
 
   /** Stores the event, then tells the listeners. */
   async append(event: BashEvent): Promise<void> {
-    const written = this.writes.then(() => appendFile(this.file, `${JSON.stringify(event)}\n`));
-    this.writes = written.catch(() => undefined);
-    await written;
+    await this.serially(() => appendFile(this.file, `${JSON.stringify(event)}\n`));
     this.remember(event);
     for (const listener of this.listeners) listener(event);
   }
@@ -83,9 +82,7 @@ export class BashEventLog {
 
   /** Removes every event, on disk too, and says how many there were. */
   async clear(): Promise<number> {
-    const cleared = this.writes.then(() => writeFile(this.file, ''));
-    this.writes = cleared.catch(() => undefined);
-    await cleared;
+    await this.serially(() => writeFile(this.file, ''));
     const count = this.events.length;
     this.events = [];
     this.byId.clear();
