@@ -509,17 +509,10 @@ export class ConversationService {
 
 /** The metadata in `file`; undefined when it cannot be read (logged), 'missing' when there is none. */
 async function readMetadata(file: string): Promise<ConversationMetadata | undefined | 'missing'> {
-  let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    return ConversationMetadataSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    logger.warn({ err: error, file }, 'skipping a conversation whose metadata cannot be read');
-    return undefined;
-  }
-  try {
-    return ConversationMetadataSchema.parse(JSON.parse(text));
-  } catch (error) {
     logger.warn({ err: error, file }, 'skipping a conversation whose metadata cannot be read');
     return undefined;
   }
