@@ -15,9 +15,13 @@ export async function measure(runs: number, fn: (run: number) => Promise<unknown
     await fn(run);
     times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), runs };
+  return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), p99: percentile(times, 0.99), runs };
+}
+
+/** The value at quantile `q` (0..1) of `values`, nearest rank; `values` is left unsorted. */
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 export function formatMs(ms: number): string {

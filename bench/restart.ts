@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { ConversationService } from '../src/agent-server/conversations/service.js';
 import { StartConversationRequestSchema } from '../src/contracts/agent-server/conversation-requests.js';
 import { buildLogFile, fixtureDir } from './event-fixture.js';
-import { formatMs, formatRatio, printTable } from './measure.js';
+import { formatMs, formatRatio, percentile, printTable } from './measure.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const RUNS = 7;
@@ -117,11 +117,6 @@ function listeningPort(stdout: NodeJS.ReadableStream): Promise<number> {
     });
     lines.once('close', () => reject(new Error('agent-server exited before listening')));
   });
-}
-
-function percentile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 function row(name: string, values: number[], floor: number[], goal: string): string[] {
