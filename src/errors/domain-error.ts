@@ -86,7 +86,11 @@ export class UpstreamError extends DomainError {
 }
 
 export class UnavailableError extends DomainError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** When it is worth asking again; set for a dependency that is restarting and will be back. */
+    readonly retryAfterSeconds?: number,
+  ) {
     super('unavailable', message);
   }
 }

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import { DomainError, type ErrorCode, type InvalidValue, RequestValidationError, validationItemsFromZod } from '../errors/index.js';
+import { DomainError, type ErrorCode, type InvalidValue, RequestValidationError, UnavailableError, validationItemsFromZod } from '../errors/index.js';
 import { logger } from '../logger.js';
 import { isDependencyUnavailable } from './unavailable.js';
 
@@ -58,7 +58,15 @@ export function validationHook(
 
 /** `app.onError`: the single place where failures become HTTP answers. */
 export function handleError(err: Error, c: Context): Response {
+  // The request's own logger carries its request id, when the request logger set one.
+  const log = (c.get('logger') as typeof logger | undefined) ?? logger;
+  if (isDependencyUnavailable(err)) {
+    // Not the request's fault and not a bug: the database (or another dependency) is restarting.
+    log.warn({ err, method: c.req.method, path: c.req.path }, 'dependency unavailable');
+    err = new UnavailableError('Service unavailable: the database cannot be reached; retry shortly', 1);
+  }
   if (err instanceof DomainError) {
+    if (err instanceof UnavailableError && err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
     return c.json({ detail: err.code === 'invalid' ? err.invalid : err.message }, statusOf(err.code));
   }
   if (err instanceof HTTPException) {
@@ -67,14 +75,6 @@ export function handleError(err: Error, c: Context): Response {
       return c.json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] }, 422);
     }
     return c.json({ detail: err.message || 'Error' }, err.status);
-  }
-  // The request's own logger carries its request id, when the request logger set one.
-  const log = (c.get('logger') as typeof logger | undefined) ?? logger;
-  if (isDependencyUnavailable(err)) {
-    // Not the request's fault and not a bug: the database (or another dependency) is restarting.
-    log.warn({ err, method: c.req.method, path: c.req.path }, 'dependency unavailable');
-    c.header('Retry-After', '1');
-    return c.json({ detail: 'Service unavailable: the database cannot be reached; retry shortly' }, 503);
   }
   log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
   return c.json({ detail: 'Internal Server Error' }, 500);

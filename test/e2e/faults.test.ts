@@ -61,7 +61,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
   const createsBySandbox = new Map<string, number>();
   let events: NodeJS.ReadableStream | undefined;
 
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfter: string | null }> {
     const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -71,7 +71,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
       signal: AbortSignal.timeout(HANG_MS),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
+    return { status: response.status, body: text ? JSON.parse(text) : null, retryAfter: response.headers.get('retry-after') };
   }
 
   async function startControlPlane(): Promise<void> {
@@ -114,9 +114,9 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
   }
 
   /** Runs `during` while workers send requests, tallying each answer by status (or "hung"). */
-  async function underLoad(paths: string[], during: () => Promise<void>): Promise<{ tally: Tally; bodies503: unknown[] }> {
+  async function underLoad(paths: string[], during: () => Promise<void>): Promise<{ tally: Tally; answers503: { body: unknown; retryAfter: string | null }[] }> {
     const tally: Tally = {};
-    const bodies503: unknown[] = [];
+    const answers503: { body: unknown; retryAfter: string | null }[] = [];
     let done = false;
     const worker = async (offset: number) => {
       for (let i = offset; !done; i++) {
@@ -124,7 +124,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
         try {
           const answer = await call('GET', paths[i % paths.length] as string);
           outcome = String(answer.status);
-          if (answer.status === 503 && bodies503.length < 3) bodies503.push(answer.body);
+          if (answer.status === 503 && answers503.length < 3) answers503.push({ body: answer.body, retryAfter: answer.retryAfter });
         } catch (error) {
           outcome = (error as Error).name === 'TimeoutError' ? 'hung' : `failed: ${(error as Error).message}`;
         }
@@ -139,7 +139,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
       done = true;
       await Promise.all(workers);
     }
-    return { tally, bodies503 };
+    return { tally, answers503 };
   }
 
   beforeAll(async () => {
@@ -194,7 +194,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
   });
 
   it('answers 503 fast while PostgreSQL restarts, and recovers without a restart of its own', async () => {
-    const { tally, bodies503 } = await underLoad(['/api/v1/sandboxes/search?limit=5', `/api/v1/sandbox-specs?id=${specId}`, '/health'], async () => {
+    const { tally, answers503 } = await underLoad(['/api/v1/sandboxes/search?limit=5', `/api/v1/sandbox-specs?id=${specId}`, '/health'], async () => {
       await sleep(500);
       await pg.stop();
       await sleep(2_000);
@@ -205,7 +205,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
     // "hung" is not asserted away: postgres.js 3.4.9 can leave a query pending for good when the
     // server closes a connection during startup (porsager/postgres#1193); never a 500 though.
     expect(Object.keys(tally).filter((outcome) => outcome !== 'hung').sort()).toEqual(['200', '503']);
-    for (const body of bodies503) expect(body).toEqual({ detail: expect.any(String) });
+    for (const answer of answers503) expect(answer).toEqual({ body: { detail: expect.any(String) }, retryAfter: '1' });
 
     await vi.waitFor(async () => expect((await call('GET', '/api/v1/sandboxes/search?limit=1')).status).toBe(200), { timeout: 30_000 });
     const { body } = await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });

@@ -34,7 +34,7 @@ export function registerHealthRoutes(app: OpenAPIHono, db: Database): void {
       await db.execute(sql`select 1`);
     } catch (err) {
       logger.warn({ err }, 'health check: database did not answer');
-      throw new UnavailableError('Database unavailable');
+      throw new UnavailableError('Database unavailable', 1);
     }
     return c.json({ status: 'ok' as const }, 200);
   });
