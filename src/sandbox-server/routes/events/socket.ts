@@ -1,10 +1,10 @@
 import type { WSContext } from 'hono/ws';
 import { RequestValidationError, validationItemsFromZod } from '../../../errors/index.js';
 import { logger } from '../../../logger.js';
-import { followEvents } from '../../lifecycle-events/follow-events.js';
 import { StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
 import { requireUpgrade } from '../websocket-route.js';
 import type { EventRouteRegistrar } from './deps.js';
+import { followQuery } from './follow.js';
 import { streamStart } from './start-after.js';
 
 /**
@@ -24,14 +24,7 @@ export const registerEventSocket: EventRouteRegistrar = (app, deps) => {
     return deps.upgradeWebSocket(c, {
       onOpen(_event, ws: WSContext) {
         void (async () => {
-          const events = followEvents({
-            db: deps.db,
-            feed: deps.feed,
-            filter: { types: query.type, sandboxId: query.sandbox_id },
-            afterId,
-            signal: AbortSignal.any([abort.signal, deps.feed.closing]),
-          });
-          for await (const event of events) {
+          for await (const event of followQuery(deps, query, afterId, abort.signal)) {
             if (ws.readyState !== 1) break;
             ws.send(JSON.stringify(event));
           }

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { logger } from '../../../logger.js';
-import { followEvents } from '../../lifecycle-events/follow-events.js';
 import { errorResponses } from '../../models/common.js';
 import { LastEventIdHeaderSchema, StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
 import type { EventRouteRegistrar } from './deps.js';
+import { followQuery } from './follow.js';
 import { streamStart } from './start-after.js';
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
@@ -36,14 +36,7 @@ export const registerStreamEvents: EventRouteRegistrar = (app, deps) => {
       stream.onAbort(() => abort.abort());
       const keepalive = setInterval(() => void stream.write(': keepalive\n\n'), KEEPALIVE_MS);
       try {
-        const events = followEvents({
-          db: deps.db,
-          feed: deps.feed,
-          filter: { types: query.type, sandboxId: query.sandbox_id },
-          afterId,
-          signal: AbortSignal.any([abort.signal, deps.feed.closing]),
-        });
-        for await (const event of events) await stream.writeSSE({ id: event.id, data: JSON.stringify(event) });
+        for await (const event of followQuery(deps, query, afterId, abort.signal)) await stream.writeSSE({ id: event.id, data: JSON.stringify(event) });
       } finally {
         clearInterval(keepalive);
       }
