@@ -80,11 +80,10 @@ export class Reconciler {
   private readonly db: Database;
   private readonly runtime: SandboxRuntime;
   private readonly intervalMs: number;
-  private readonly checkAlive: (url: string, sessionApiKey: string) => Promise<boolean>;
-  private readonly dataMountPath: string;
   private readonly log: Logger;
   private readonly metrics: SandboxMetrics | undefined;
-  private readonly startTimeoutMs: number;
+  /** What every pass hands reconcileSandbox; the same for each, so built once. */
+  private readonly passContext: SandboxPassContext;
 
   private readonly queue: WorkQueue<WorkKey>;
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
@@ -108,11 +107,17 @@ export class Reconciler {
     this.db = options.db;
     this.runtime = limitRuntime(options.runtime, createLimiter(CREATE_CONCURRENCY), createLimiter(CHANGE_CONCURRENCY));
     this.intervalMs = options.intervalMs ?? 5_000;
-    this.checkAlive = options.checkAlive ?? checkAgentServerAlive;
-    this.dataMountPath = options.dataMountPath ?? '/data';
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId });
     this.metrics = options.metrics;
-    this.startTimeoutMs = options.startTimeoutMs ?? 300_000;
+    this.passContext = {
+      db: this.db,
+      runtime: this.runtime,
+      checkAlive: options.checkAlive ?? checkAgentServerAlive,
+      startCreate: (request) => this.startCreate(request),
+      dataMountPath: options.dataMountPath ?? '/data',
+      startTimeoutMs: options.startTimeoutMs ?? 300_000,
+      written: (sandboxId) => this.notifyWritten(sandboxId),
+    };
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
     this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log);
   }
@@ -247,17 +252,8 @@ export class Reconciler {
     }
     await this.inspectEvented(entries, bySandbox);
     const stoppedByEngine = engineLostAt === undefined ? new Set<string>() : await this.stoppedByEngine(entries, bySandbox, engineLostAt);
-    const context: SandboxPassContext = {
-      db: this.db,
-      runtime: this.runtime,
-      checkAlive: this.checkAlive,
-      startCreate: (request) => this.startCreate(request),
-      dataMountPath: this.dataMountPath,
-      startTimeoutMs: this.startTimeoutMs,
-      written: (sandboxId) => this.notifyWritten(sandboxId),
-    };
     await forEachLimited(entries, PASS_CONCURRENCY, (entry) =>
-      this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt, context),
+      this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt),
     );
     if (!only) await this.orphans.sweep(observed, new Set(entries.map((e) => e.row.id)), Date.now());
     // Recovered, unless the engine went away again during this pass.
@@ -333,7 +329,6 @@ export class Reconciler {
     containers: ContainerObservation[],
     stoppedByEngine: boolean,
     listedAt: number,
-    context: SandboxPassContext,
   ): Promise<void> {
     const { row } = entry;
     // A sandbox backing off waits out its back-off whoever asks, so a burst of events cannot
@@ -343,7 +338,7 @@ export class Reconciler {
 
     const now = Date.now();
     const create = this.creates.view(row.id, listedAt, now, containers.length > 0);
-    const result = await reconcileSandbox({ ...entry, containers, create, stoppedByEngine }, context);
+    const result = await reconcileSandbox({ ...entry, containers, create, stoppedByEngine }, this.passContext);
     this.observeArrival(row, result.status, now);
 
     if (result.error) {
