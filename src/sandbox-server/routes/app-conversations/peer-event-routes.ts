@@ -26,31 +26,24 @@ const BatchQuerySchema = z.object({
     .openapi({ type: 'array', items: { type: 'string' }, description: `Event ids (at most ${MAX_BATCH_IDS})` }),
 });
 
-const search = createRoute({
-  method: 'get',
-  path: '/api/v1/conversation/{conversation_id}/events/search',
-  tags: ['Events'],
-  summary: "Search the conversation's events (OpenHands' app-server route)",
-  request: { params: ParamsSchema, query: SearchQuerySchema },
-  responses: {
-    200: { description: 'A page of events', content: { 'application/json': { schema: EventPageSchema } } },
-    ...errorResponses(401, 404, 409),
-    502: AGENT_SERVER_FAILED,
-  },
-});
+/** Search and count differ only in their last path segment, summary, query and answer. */
+function filterRoute<Q extends z.ZodObject>(action: 'search' | 'count', query: Q, ok: { description: string; schema: z.ZodType }) {
+  return createRoute({
+    method: 'get',
+    path: `/api/v1/conversation/{conversation_id}/events/${action}`,
+    tags: ['Events'],
+    summary: `${action === 'search' ? 'Search' : 'Count'} the conversation's events (OpenHands' app-server route)`,
+    request: { params: ParamsSchema, query },
+    responses: {
+      200: { description: ok.description, content: { 'application/json': { schema: ok.schema } } },
+      ...errorResponses(401, 404, 409),
+      502: AGENT_SERVER_FAILED,
+    },
+  });
+}
 
-const count = createRoute({
-  method: 'get',
-  path: '/api/v1/conversation/{conversation_id}/events/count',
-  tags: ['Events'],
-  summary: "Count the conversation's events (OpenHands' app-server route)",
-  request: { params: ParamsSchema, query: CountQuerySchema },
-  responses: {
-    200: { description: 'How many match', content: { 'application/json': { schema: z.int() } } },
-    ...errorResponses(401, 404, 409),
-    502: AGENT_SERVER_FAILED,
-  },
-});
+const search = filterRoute('search', SearchQuerySchema, { description: 'A page of events', schema: EventPageSchema });
+const count = filterRoute('count', CountQuerySchema, { description: 'How many match', schema: z.int() });
 
 const batchGet = createRoute({
   method: 'get',
@@ -79,17 +72,13 @@ function agentServerQuery(query: Record<string, string | number | string[] | und
 }
 
 export const registerPeerEventRoutes: AppConversationRouteRegistrar = (app, deps) => {
-  app.openapi(search, async (c) => {
-    const { conversation_id: id } = c.req.valid('param');
-    const target = await conversationTarget(deps, id);
-    return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/search`, agentServerQuery(c.req.valid('query')));
-  });
-
-  app.openapi(count, async (c) => {
-    const { conversation_id: id } = c.req.valid('param');
-    const target = await conversationTarget(deps, id);
-    return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/count`, agentServerQuery(c.req.valid('query')));
-  });
+  for (const [route, action] of [[search, 'search'], [count, 'count']] as const) {
+    app.openapi(route, async (c) => {
+      const { conversation_id: id } = c.req.valid('param');
+      const target = await conversationTarget(deps, id);
+      return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/${action}`, agentServerQuery(c.req.valid('query')));
+    });
+  }
 
   app.openapi(batchGet, async (c) => {
     const { conversation_id: id } = c.req.valid('param');
