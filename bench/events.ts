@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openEventLog, type EventQuery, type StoredEvent } from '../src/agent-server/store/index.js';
 import { timestampMillis } from '../src/events/timestamp.js';
 import { buildLogFile, eventFactory, fixtureDir, RARE_WORD, searchableText, seededRandom, START_MS, type BuiltLog } from './event-fixture.js';
-import { formatMs, formatRatio, measure, memoryAfterGc, printTable, type Latencies } from './measure.js';
+import { formatMs, formatRatio, measure, memoryAfterGc, percentile, printTable, type Latencies } from './measure.js';
 
 /** BENCH_EVENTS=100000 (a comma-separated list) measures other sizes, e.g. a small one while developing. */
 const SIZES = (process.env.BENCH_EVENTS ?? '100000,1000000').split(',').map(Number);
@@ -50,7 +50,7 @@ async function eventsPerSecond(count: number, work: () => Promise<unknown>): Pro
 }
 
 function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return percentile(values, 0.5);
 }
 
 interface AppendWorkload {

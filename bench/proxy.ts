@@ -22,7 +22,7 @@ import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js'
 import { sandboxes } from '../src/sandbox-server/db/schema.js';
 import { ensureDefaultSandboxSpec } from '../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { newSandboxId, newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
-import { formatMs, formatRatio, printTable } from './measure.js';
+import { formatMs, formatRatio, percentile, printTable } from './measure.js';
 
 const PROGRAM = 'dist/agent-server.js';
 const API_KEY = 'bench-api-key-0123456789';
@@ -210,9 +210,4 @@ async function sequentialLatencies(target: Target, requests: number): Promise<nu
 
 function median(values: number[]): number {
   return percentile(values, 0.5);
-}
-
-function percentile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
