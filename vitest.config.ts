@@ -11,6 +11,9 @@ export default defineConfig({
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       // testcontainers' reaper image cannot be pulled without a registry; tests clean up themselves.
       TESTCONTAINERS_RYUK_DISABLED: process.env.TESTCONTAINERS_RYUK_DISABLED ?? 'true',
+      // Inside a container (/.dockerenv) testcontainers would reach published ports through the
+      // bridge gateway, a non-loopback Host our servers refuse; tests talk to 127.0.0.1 only.
+      TESTCONTAINERS_HOST_OVERRIDE: process.env.TESTCONTAINERS_HOST_OVERRIDE ?? '127.0.0.1',
     },
   },
 });

@@ -17,7 +17,8 @@ describe.runIf(docker)('the agent-server image', () => {
     container = await new GenericContainer(E2E_IMAGE)
       .withEnvironment({ OH_SESSION_API_KEYS_0: KEY, LOG_LEVEL: 'warn' })
       .withExposedPorts(8000)
-      .withWaitStrategy(Wait.forHttp('/alive', 8000).forStatusCode(200))
+      // A container that died says why (its last log lines) instead of timing out.
+      .withWaitStrategy(Wait.forHttp('/alive', 8000, { abortOnContainerExit: true }).forStatusCode(200))
       .start();
     base = `http://127.0.0.1:${container.getMappedPort(8000)}`;
   }, 180_000);

@@ -88,13 +88,19 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
     expect(await request('POST', `/api/v1/sandboxes/${id}/resume`)).toEqual({ status: 409, body: { detail: 'Sandbox has been deleted' } });
 
     // Each status change was recorded once, by the transaction that made it, in order.
-    const events = await request('GET', `/api/v1/events/search?sandbox_id=${id}`);
-    expect(events.body.items.map((e: { type: string; previous_status: string | null; status: string }) => [e.type, e.previous_status, e.status])).toEqual([
-      ['sandbox.created', null, 'STARTING'],
-      ['sandbox.running', 'STARTING', 'RUNNING'],
-      ['sandbox.paused', 'RUNNING', 'PAUSED'],
-      ['sandbox.running', 'PAUSED', 'RUNNING'],
-      ['sandbox.deleted', 'RUNNING', 'MISSING'],
-    ]);
+    // The deletion's event commits just after the runtime lets go of the container, so wait for it.
+    await vi.waitFor(
+      async () => {
+        const events = await request('GET', `/api/v1/events/search?sandbox_id=${id}`);
+        expect(events.body.items.map((e: { type: string; previous_status: string | null; status: string }) => [e.type, e.previous_status, e.status])).toEqual([
+          ['sandbox.created', null, 'STARTING'],
+          ['sandbox.running', 'STARTING', 'RUNNING'],
+          ['sandbox.paused', 'RUNNING', 'PAUSED'],
+          ['sandbox.running', 'PAUSED', 'RUNNING'],
+          ['sandbox.deleted', 'RUNNING', 'MISSING'],
+        ]);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
   });
 });
