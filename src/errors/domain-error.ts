@@ -24,10 +24,20 @@ export type ErrorCode =
   /** The request body is larger than the server accepts. */
   | 'too_large';
 
-/** One input value that failed a check, located as FastAPI locates it: the part (body, query, path), then the field. */
+/** The part of a request a value came in, named as OpenAPI names a parameter's `in` (plus the body). */
+export type InputPart = 'body' | 'query' | 'path' | 'header' | 'cookie';
+
+/**
+ * One input value that failed a check: the part it came in, the field within that part, and why.
+ * These are facts; the HTTP error mapper composes FastAPI's `{loc, msg, type}` from them.
+ */
 export interface InvalidValue {
-  loc: (string | number)[];
+  in: InputPart;
+  /** The field within the part, outermost first (`['page_id']`, `[3, 'id']`); empty for the part as a whole. */
+  field: (string | number)[];
+  /** What is wrong, for people. */
   msg: string;
+  /** What kind of problem, for programs, in pydantic's words (`missing`, `value_error`, `json_invalid`). */
   type: string;
 }
 
@@ -108,6 +118,6 @@ export class RequestBodyTooLargeError extends DomainError {
 }
 
 /** A validation failure of one value, for checks zod schemas cannot express (e.g. duplicate ids). */
-export function validationError(loc: (string | number)[], msg: string, type = 'value_error'): RequestValidationError {
-  return new RequestValidationError([{ loc, msg, type }]);
+export function validationError(part: InputPart, field: (string | number)[], msg: string, type = 'value_error'): RequestValidationError {
+  return new RequestValidationError([{ in: part, field, msg, type }]);
 }

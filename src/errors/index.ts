@@ -1,2 +1,2 @@
 export * from './domain-error.js';
-export { validationItemsFromZod } from './zod-issues.js';
+export { invalidValuesFromZod } from './zod-issues.js';

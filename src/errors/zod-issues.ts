@@ -1,22 +1,25 @@
 import type { z } from 'zod';
-import type { InvalidValue } from './domain-error.js';
+import type { InputPart, InvalidValue } from './domain-error.js';
 
-/** Maps zod issues to FastAPI-style entries so OpenHands clients can read them unchanged. */
-export function validationItemsFromZod(error: z.ZodError, locPrefix: (string | number)[]): InvalidValue[] {
+/**
+ * The invalid values of a failed zod parse of `part` (below `fieldPrefix` within it), worded as
+ * pydantic words them so OpenHands clients read them unchanged.
+ */
+export function invalidValuesFromZod(error: z.ZodError, part: InputPart, fieldPrefix: (string | number)[] = []): InvalidValue[] {
   const items: InvalidValue[] = [];
   for (const issue of error.issues) {
-    const loc = [...locPrefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    const field = [...fieldPrefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        items.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+        items.push({ in: part, field: [...field, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
       }
       continue;
     }
     if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
-      items.push({ loc, msg: 'Field required', type: 'missing' });
+      items.push({ in: part, field, msg: 'Field required', type: 'missing' });
       continue;
     }
-    items.push({ loc, msg: issue.message, type: issueType(issue) });
+    items.push({ in: part, field, msg: issue.message, type: issueType(issue) });
   }
   return items;
 }

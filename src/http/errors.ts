@@ -2,12 +2,21 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import { DomainError, type ErrorCode, type InvalidValue, RequestValidationError, UnavailableError, validationItemsFromZod } from '../errors/index.js';
+import { DomainError, type ErrorCode, type InputPart, type InvalidValue, RequestValidationError, UnavailableError, invalidValuesFromZod } from '../errors/index.js';
 import { logger } from '../logger.js';
 import { isDependencyUnavailable } from './unavailable.js';
 
 /** One entry of a FastAPI HTTPValidationError body: `{"detail":[{loc,msg,type}]}`. */
-export type ValidationErrorItem = InvalidValue;
+export interface ValidationErrorItem {
+  /** The part of the request (body, query, path, ...), then the field within it. */
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+function validationErrorItem(value: InvalidValue): ValidationErrorItem {
+  return { loc: [value.in, ...value.field], msg: value.msg, type: value.type };
+}
 
 /** The one mapping from domain error codes to HTTP statuses. */
 const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
@@ -28,10 +37,7 @@ export function statusOf(code: ErrorCode): ContentfulStatusCode {
   return STATUS_OF[code];
 }
 
-/** Where a value came from, named as FastAPI names it in `loc[0]`. */
-export type ValidationTarget = 'body' | 'query' | 'path' | 'header' | 'cookie';
-
-const HONO_TARGETS: Record<string, ValidationTarget> = {
+const HONO_TARGETS: Record<string, InputPart> = {
   json: 'body',
   form: 'body',
   query: 'query',
@@ -40,7 +46,7 @@ const HONO_TARGETS: Record<string, ValidationTarget> = {
   cookie: 'cookie',
 };
 
-export function validationTargetOf(honoTarget: string): ValidationTarget {
+export function validationTargetOf(honoTarget: string): InputPart {
   return HONO_TARGETS[honoTarget] ?? 'body';
 }
 
@@ -52,7 +58,7 @@ export function validationHook(
   result: { success: true; data: unknown; target: string } | { success: false; error: z.ZodError; target: string },
 ): void {
   if (!result.success) {
-    throw new RequestValidationError(validationItemsFromZod(result.error, [validationTargetOf(result.target)]));
+    throw new RequestValidationError(invalidValuesFromZod(result.error, validationTargetOf(result.target)));
   }
 }
 
@@ -67,7 +73,7 @@ export function handleError(err: Error, c: Context): Response {
   }
   if (err instanceof DomainError) {
     if (err instanceof UnavailableError && err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
-    return c.json({ detail: err.code === 'invalid' ? err.invalid : err.message }, statusOf(err.code));
+    return c.json({ detail: err.code === 'invalid' ? err.invalid.map(validationErrorItem) : err.message }, statusOf(err.code));
   }
   if (err instanceof HTTPException) {
     // Hono's JSON validator rejects unparsable bodies with a 400; FastAPI calls that a 422.

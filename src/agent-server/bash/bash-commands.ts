@@ -86,7 +86,7 @@ export class BashCommands {
     }
     const dir = resolve(this.workspaceDir, cwd);
     const found = await stat(dir).catch(() => undefined);
-    if (!found?.isDirectory()) throw validationError(['body', 'cwd'], `No such directory: ${dir}`);
+    if (!found?.isDirectory()) throw validationError('body', ['cwd'], `No such directory: ${dir}`);
     return dir;
   }
 }

@@ -73,7 +73,7 @@ export class BashEventLog {
     let start = 0;
     if (query.pageId !== undefined) {
       start = matching.findIndex((event) => event.id === query.pageId);
-      if (start < 0) throw validationError(['query', 'page_id'], 'page_id names no event of this search');
+      if (start < 0) throw validationError('query', ['page_id'], 'page_id names no event of this search');
     }
     const items = matching.slice(start, start + query.limit);
     const next = matching[start + query.limit];

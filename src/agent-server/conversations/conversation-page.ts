@@ -50,6 +50,6 @@ function encodeCursor(key: Key): string {
 
 function decodeCursor(pageId: string): Key {
   const match = /^(-?\d+):(.+)$/.exec(Buffer.from(pageId, 'base64url').toString());
-  if (!match) throw validationError(['query', 'page_id'], 'Invalid page_id');
+  if (!match) throw validationError('query', ['page_id'], 'Invalid page_id');
   return { millis: Number(match[1]), id: match[2]! };
 }

@@ -1,12 +1,12 @@
 import { EventSchema, jsonTextDepth, MAX_JSON_DEPTH, type Event } from '../../events/index.js';
-import { RequestValidationError, validationItemsFromZod, type InvalidValue } from '../../errors/index.js';
+import { RequestValidationError, invalidValuesFromZod, type InvalidValue } from '../../errors/index.js';
 import { jsonTooDeepError } from '../../http/request-guards/index.js';
 
 /**
  * Reads an import body: a JSON array of events, or NDJSON with one event per line (what the export
  * route writes; blank lines are ignored, so record indexes count records, not lines). Every record
  * is validated before any is returned, and all problems are reported at once with
- * `loc: ['body', <record index>, ...field]`, so a caller appends the whole batch or nothing.
+ * the field `[<record index>, ...field]` of the body, so a caller appends the whole batch or nothing.
  *
  * NDJSON is read as it arrives, a line at a time: only the parsed events are kept, never the whole
  * text. A JSON array has to be read whole (the request's body limit bounds it).
@@ -49,14 +49,14 @@ class BatchBuilder {
     if (line.trim() === '') return;
     const index = this.index++;
     if (jsonTextDepth(line) > MAX_JSON_DEPTH) {
-      this.report(...jsonTooDeepError(['body', index]).invalid);
+      this.report(...jsonTooDeepError('body', [index]).invalid);
       return;
     }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      this.report({ loc: ['body', index], msg: `Invalid JSON: ${(error as Error).message}`, type: 'json_invalid' });
+      this.report({ in: 'body', field: [index], msg: `Invalid JSON: ${(error as Error).message}`, type: 'json_invalid' });
       return;
     }
     this.addValue(value, index);
@@ -64,7 +64,7 @@ class BatchBuilder {
 
   addValue(value: unknown, index = this.index++): void {
     const parsed = EventSchema.safeParse(value);
-    if (!parsed.success) this.report(...validationItemsFromZod(parsed.error, ['body', index]));
+    if (!parsed.success) this.report(...invalidValuesFromZod(parsed.error, 'body', [index]));
     // Once a record failed, nothing will be appended: the valid ones need not be kept.
     else if (!this.failed) this.events.push(parsed.data);
   }
@@ -82,15 +82,15 @@ class BatchBuilder {
 
 function eventsOfArray(text: string): Event[] {
   // The array itself is one level more than each record may nest.
-  if (jsonTextDepth(text, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) throw jsonTooDeepError(['body']);
+  if (jsonTextDepth(text, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH + 1) throw jsonTooDeepError('body');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new RequestValidationError([{ loc: ['body'], msg: `Invalid JSON: ${(error as Error).message}`, type: 'json_invalid' }]);
+    throw new RequestValidationError([{ in: 'body', field: [], msg: `Invalid JSON: ${(error as Error).message}`, type: 'json_invalid' }]);
   }
   if (!Array.isArray(parsed)) {
-    throw new RequestValidationError([{ loc: ['body'], msg: 'Input should be a valid list', type: 'list_type' }]);
+    throw new RequestValidationError([{ in: 'body', field: [], msg: 'Input should be a valid list', type: 'list_type' }]);
   }
   const batch = new BatchBuilder();
   for (const value of parsed) batch.addValue(value);

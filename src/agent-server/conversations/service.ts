@@ -22,7 +22,7 @@ import {
   NotFoundError,
   RequestValidationError,
   UpstreamError,
-  validationItemsFromZod,
+  invalidValuesFromZod,
 } from '../../errors/index.js';
 import type { Page } from '../../http/paging.js';
 import { logger } from '../../logger.js';
@@ -325,7 +325,7 @@ export class ConversationService {
    */
   async sendMessage(id: string, message: unknown): Promise<void> {
     const parsed = SendMessageRequestSchema.safeParse(message);
-    if (!parsed.success) throw new RequestValidationError(validationItemsFromZod(parsed.error, ['body']));
+    if (!parsed.success) throw new RequestValidationError(invalidValuesFromZod(parsed.error, 'body'));
     await this.postMessage(id, { ...parsed.data, run: true });
   }
 

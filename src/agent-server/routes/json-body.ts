@@ -10,7 +10,7 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 export const requireJsonBody: MiddlewareHandler = async (c, next) => {
   if (!JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
     throw new RequestValidationError([
-      { loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' },
+      { in: 'body', field: [], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' },
     ]);
   }
   await next();

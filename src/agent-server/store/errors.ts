@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../../errors/index.js';
+import { DomainError } from '../../errors/index.js';
 
 export interface DuplicateEventId {
   /** Index of the event in the refused batch. */
@@ -8,12 +8,18 @@ export interface DuplicateEventId {
   reason: 'stored' | 'repeated';
 }
 
-/** A batch holding an id the log already has, or the same id twice; nothing of it was written. */
-export class DuplicateEventIdError extends RequestValidationError {
+/**
+ * A batch holding an id the log already has, or the same id twice; nothing of it was written. The
+ * batch is what a caller sent as the body, so each duplicate is the `id` of the body's record at its index.
+ */
+export class DuplicateEventIdError extends DomainError {
   constructor(readonly duplicates: DuplicateEventId[]) {
     super(
+      'invalid',
+      `Duplicate event ids: ${duplicates.map(({ id }) => id).join(', ')}`,
       duplicates.map(({ index, id, reason }) => ({
-        loc: ['body', index, 'id'],
+        in: 'body',
+        field: [index, 'id'],
         msg: reason === 'stored' ? `Event id ${id} already exists` : `Event id ${id} is repeated in the batch`,
         type: 'value_error',
       })),
@@ -21,10 +27,10 @@ export class DuplicateEventIdError extends RequestValidationError {
   }
 }
 
-/** A `page_id` that names no stored event. */
-export class UnknownPageIdError extends RequestValidationError {
-  constructor() {
-    super([{ loc: ['query', 'page_id'], msg: 'Unknown page_id', type: 'value_error' }]);
+/** A search's `page_id` (a query parameter of every search) that names no stored event. */
+export class UnknownPageIdError extends DomainError {
+  constructor(readonly pageId: string) {
+    super('invalid', `Unknown page_id ${pageId}`, [{ in: 'query', field: ['page_id'], msg: 'Unknown page_id', type: 'value_error' }]);
   }
 }
 

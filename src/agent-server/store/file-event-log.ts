@@ -341,7 +341,7 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
     let from: number | undefined;
     if (query.pageId !== undefined) {
       from = this.index.positionOf(query.pageId);
-      if (from === undefined) throw new UnknownPageIdError();
+      if (from === undefined) throw new UnknownPageIdError(query.pageId);
     }
     const { positions, next } = this.index.select(query, query.sortOrder === 'TIMESTAMP_DESC', query.limit, from);
     const items = await this.readPositions(positions, true);

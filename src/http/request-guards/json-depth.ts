@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../../events/json.js';
-import { RequestValidationError } from '../../errors/index.js';
+import { RequestValidationError, type InputPart } from '../../errors/index.js';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
-export function jsonTooDeepError(loc: (string | number)[]): RequestValidationError {
-  return new RequestValidationError([{ loc, msg: `JSON must not nest deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' }]);
+export function jsonTooDeepError(part: InputPart, field: (string | number)[] = []): RequestValidationError {
+  return new RequestValidationError([{ in: part, field, msg: `JSON must not nest deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_invalid' }]);
 }
 
 /**
@@ -17,7 +17,7 @@ export function jsonTooDeepError(loc: (string | number)[]): RequestValidationErr
 export function jsonDepthLimit(options: { skip?: (c: Context) => boolean } = {}): MiddlewareHandler {
   return async function jsonDepthLimit(c, next) {
     if (c.req.raw.body && JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '') && !options.skip?.(c)) {
-      if (jsonTextDepth(await c.req.text()) > MAX_JSON_DEPTH) throw jsonTooDeepError(['body']);
+      if (jsonTextDepth(await c.req.text()) > MAX_JSON_DEPTH) throw jsonTooDeepError('body');
     }
     await next();
   };

@@ -14,16 +14,16 @@ export function rejectNulBytes(options: { skip?: (c: Context) => boolean } = {})
     if (options.skip?.(c)) return next();
     const url = new URL(c.req.url);
     const items: InvalidValue[] = [];
-    if (/%00/.test(url.pathname)) items.push({ loc: ['path'], msg: MSG, type: 'value_error' });
+    if (/%00/.test(url.pathname)) items.push({ in: 'path', field: [], msg: MSG, type: 'value_error' });
     for (const [name, value] of url.searchParams) {
-      if (name.includes('\0') || value.includes('\0')) items.push({ loc: ['query', name], msg: MSG, type: 'value_error' });
+      if (name.includes('\0') || value.includes('\0')) items.push({ in: 'query', field: [name], msg: MSG, type: 'value_error' });
     }
     if (c.req.raw.body && JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
       const text = await c.req.text();
       // Only a parsable body that holds an escaped NUL is walked; the route reports other problems.
       if (text.includes('\\u0000')) {
         const body = parseOrUndefined(text);
-        if (body !== undefined) collectNul(body, ['body'], items);
+        if (body !== undefined) collectNul(body, [], items);
       }
     }
     if (items.length > 0) throw new RequestValidationError(items);
@@ -40,18 +40,18 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-function collectNul(value: unknown, loc: (string | number)[], items: InvalidValue[]): void {
+function collectNul(value: unknown, field: (string | number)[], items: InvalidValue[]): void {
   if (typeof value === 'string') {
-    if (value.includes('\0')) items.push({ loc, msg: MSG, type: 'value_error' });
+    if (value.includes('\0')) items.push({ in: 'body', field, msg: MSG, type: 'value_error' });
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    value.forEach((item, index) => collectNul(item, [...loc, index], items));
+    value.forEach((item, index) => collectNul(item, [...field, index], items));
     return;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\0')) items.push({ loc: [...loc, key], msg: MSG, type: 'value_error' });
-    collectNul(item, [...loc, key], items);
+    if (key.includes('\0')) items.push({ in: 'body', field: [...field, key], msg: MSG, type: 'value_error' });
+    collectNul(item, [...field, key], items);
   }
 }

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { DomainError, RequestValidationError, validationItemsFromZod } from '../../errors/index.js';
+import { DomainError, RequestValidationError, invalidValuesFromZod } from '../../errors/index.js';
 
 /** Path parameters of routes outside the OpenAPI router (WebSocket, proxy), validated the same way. */
 export function parsePath<T extends z.ZodType>(schema: T, params: unknown): z.output<T> {
   const result = schema.safeParse(params);
-  if (!result.success) throw new RequestValidationError(validationItemsFromZod(result.error, ['path']));
+  if (!result.success) throw new RequestValidationError(invalidValuesFromZod(result.error, 'path'));
   return result.data;
 }
 

@@ -9,7 +9,6 @@ import {
   UnknownPageIdError,
   type StoredEvent,
 } from '../../../src/agent-server/store/index.js';
-import { RequestValidationError } from '../../../src/errors/index.js';
 import { eventMaker, makeTempDir, messageText, seededRandom } from './fixtures.js';
 
 function event(id: string, timestamp: string, extra: Record<string, unknown> = {}): StoredEvent {
@@ -96,10 +95,10 @@ describe('file event log', () => {
     await log.append([event('a', '2024-01-01T00:00:00Z')]);
     const error = await log.append([event('b', '2024-01-01T00:00:01Z'), event('a', '2024-01-01T00:00:02Z')]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DuplicateEventIdError);
-    expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as DuplicateEventIdError).code).toBe('invalid');
+    expect((error as DuplicateEventIdError).duplicates).toEqual([{ index: 1, id: 'a', reason: 'stored' }]);
     expect((error as DuplicateEventIdError).invalid).toEqual([
-      { loc: ['body', 1, 'id'], msg: 'Event id a already exists', type: 'value_error' },
+      { in: 'body', field: [1, 'id'], msg: 'Event id a already exists', type: 'value_error' },
     ]);
     expect(log.size).toBe(1);
     expect(log.positionOf('b')).toBeUndefined();
@@ -111,7 +110,8 @@ describe('file event log', () => {
     const log = await openEventLog(file);
     const repeated = log.append([event('x', '2024-01-01T00:00:00Z'), event('y', '2024-01-01T00:00:00Z'), event('x', '2024-01-01T00:00:00Z')]);
     await expect(repeated).rejects.toMatchObject({
-      invalid: [{ loc: ['body', 2, 'id'], msg: 'Event id x is repeated in the batch', type: 'value_error' }],
+      duplicates: [{ index: 2, id: 'x', reason: 'repeated' }],
+      invalid: [{ in: 'body', field: [2, 'id'], msg: 'Event id x is repeated in the batch', type: 'value_error' }],
     });
     const pending = log.append([event('p', '2024-01-01T00:00:00Z')]);
     await expect(log.append([event('p', '2024-01-01T00:00:01Z')])).rejects.toBeInstanceOf(DuplicateEventIdError);
@@ -130,12 +130,14 @@ describe('file event log', () => {
     await log.close();
   });
 
-  it('answers an unknown page id with a 422 on page_id', async () => {
+  it('refuses an unknown page id, naming the page_id query parameter', async () => {
     const log = await openEventLog(file);
     await log.append([event('a', '2024-01-01T00:00:00Z')]);
     const error = await log.search({ sortOrder: 'TIMESTAMP', limit: 10, pageId: 'nope' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnknownPageIdError);
-    expect((error as UnknownPageIdError).invalid).toEqual([{ loc: ['query', 'page_id'], msg: 'Unknown page_id', type: 'value_error' }]);
+    expect((error as UnknownPageIdError).code).toBe('invalid');
+    expect((error as UnknownPageIdError).pageId).toBe('nope');
+    expect((error as UnknownPageIdError).invalid).toEqual([{ in: 'query', field: ['page_id'], msg: 'Unknown page_id', type: 'value_error' }]);
     await log.close();
   });
 

@@ -35,5 +35,5 @@ export function notRegularFileError(): DomainError {
 }
 
 function pathError(msg: string): DomainError {
-  return validationError(['query', 'path'], msg);
+  return validationError('query', ['path'], msg);
 }

@@ -9,7 +9,7 @@ const MULTIPART_MEDIA_TYPE = /^multipart\/form-data\s*;/i;
  */
 export const requireMultipartBody: MiddlewareHandler = async (c, next) => {
   if (!MULTIPART_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
-    throw new RequestValidationError([{ loc: ['body', 'file'], msg: 'Field required', type: 'missing' }]);
+    throw new RequestValidationError([{ in: 'body', field: ['file'], msg: 'Field required', type: 'missing' }]);
   }
   await next();
 };

@@ -29,7 +29,7 @@ export function registerGitChanges(app: OpenAPIHono, options: GitRoutesOptions):
       git(root, ['diff', '--name-status', '-z', '-M', ref, '--']),
       git(root, ['ls-files', '--others', '--exclude-standard', '-z']),
     ]);
-    if (!tracked.ok) throw validationError(['query', 'ref'], `git cannot compare with ${ref}: ${tracked.stderr.trim()}`);
+    if (!tracked.ok) throw validationError('query', ['ref'], `git cannot compare with ${ref}: ${tracked.stderr.trim()}`);
     return c.json(parseChanges(tracked.stdout, untracked.ok ? untracked.stdout : ''), 200);
   });
 

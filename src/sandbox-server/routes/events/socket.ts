@@ -1,5 +1,5 @@
 import type { WSContext } from 'hono/ws';
-import { RequestValidationError, validationItemsFromZod } from '../../../errors/index.js';
+import { RequestValidationError, invalidValuesFromZod } from '../../../errors/index.js';
 import { logger } from '../../../logger.js';
 import { StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
 import { requireUpgrade } from '../websocket-route.js';
@@ -16,7 +16,7 @@ export const registerEventSocket: EventRouteRegistrar = (app, deps) => {
     // One value as a string, a repeated one as an array: as the OpenAPI routes see their queries.
     const raw = Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]));
     const parsed = StreamEventsQuerySchema.safeParse(raw);
-    if (!parsed.success) throw new RequestValidationError(validationItemsFromZod(parsed.error, ['query']));
+    if (!parsed.success) throw new RequestValidationError(invalidValuesFromZod(parsed.error, 'query'));
     requireUpgrade(c.req.header('upgrade'));
     const query = parsed.data;
     const afterId = await streamStart(deps.db, undefined, query.after_event_id);

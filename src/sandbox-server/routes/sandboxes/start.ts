@@ -26,7 +26,7 @@ export const registerStartSandbox: RouteRegistrar = (app, ctx) => {
     const fromQuery = c.req.valid('query').sandbox_spec_id;
     const fromBody = c.req.valid('json').sandbox_spec_id ?? undefined;
     if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
-      throw validationError(['body', 'sandbox_spec_id'], 'differs from sandbox_spec_id in the query');
+      throw validationError('body', ['sandbox_spec_id'], 'differs from sandbox_spec_id in the query');
     }
     return c.json(await startSandbox(ctx, { specId: fromBody ?? fromQuery }), 200);
   });

@@ -22,7 +22,7 @@ export async function createStartTask(
   const conversationId = request.conversation_id ?? randomUUID();
   if (request.conversation_id) {
     const [existing] = await ctx.db.select({ id: appConversations.id }).from(appConversations).where(eq(appConversations.id, conversationId));
-    if (existing) throw validationError(['body', 'conversation_id'], 'An app conversation with this id already exists', 'value_error');
+    if (existing) throw validationError('body', ['conversation_id'], 'An app conversation with this id already exists', 'value_error');
   }
   const now = new Date();
   return ctx.db.transaction(async (tx) => {

@@ -47,5 +47,5 @@ export async function searchAppConversations(ctx: AppConversationContext, input:
 
 async function requirePageRow(ctx: AppConversationContext, pageId: string): Promise<void> {
   const [row] = await ctx.db.select({ id: appConversations.id }).from(appConversations).where(eq(appConversations.id, pageId));
-  if (!row) throw validationError(['query', 'page_id'], 'Unknown page_id');
+  if (!row) throw validationError('query', ['page_id'], 'Unknown page_id');
 }

@@ -19,7 +19,7 @@ export async function searchStartTasks(
       .select({ id: appConversationStartTasks.id })
       .from(appConversationStartTasks)
       .where(eq(appConversationStartTasks.id, input.pageId));
-    if (!row) throw validationError(['query', 'page_id'], 'Unknown page_id');
+    if (!row) throw validationError('query', ['page_id'], 'Unknown page_id');
   }
   const { cursor, orderBy } = keysetPage({
     table: appConversationStartTasks,

@@ -13,7 +13,7 @@ export function storedRequest(request: AppConversationStartRequest): Record<stri
 export function chooseLlmModel(request: AppConversationStartRequest, settings: AppConversationSettings): string {
   const model = request.llm_model ?? settings.llm.model;
   if (!model) {
-    throw validationError(['body', 'llm_model'], 'No LLM model: pass llm_model or start the server with LLM_MODEL set', 'missing');
+    throw validationError('body', ['llm_model'], 'No LLM model: pass llm_model or start the server with LLM_MODEL set', 'missing');
   }
   return model;
 }

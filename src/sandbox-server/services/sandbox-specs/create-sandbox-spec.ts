@@ -14,7 +14,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
   const runtime = input.runtime ?? ctx.runtimes.default;
   const { available } = ctx.runtimes;
   if (available && !available.includes(runtime)) {
-    throw validationError(['body', 'runtime'], `the Docker engine has no runtime "${runtime}" (it has: ${available.join(', ')})`);
+    throw validationError('body', ['runtime'], `the Docker engine has no runtime "${runtime}" (it has: ${available.join(', ')})`);
   }
   const values = {
     id: input.id ?? input.image,

@@ -25,7 +25,7 @@ export async function searchSandboxes(ctx: ServiceContext, input: SearchSandboxe
   if (input.status) conditions.push(eq(sandboxes.status, input.status));
   if (input.pageId !== undefined) {
     const [cursorRow] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.id, input.pageId));
-    if (!cursorRow) throw validationError(['query', 'page_id'], 'Unknown page_id');
+    if (!cursorRow) throw validationError('query', ['page_id'], 'Unknown page_id');
   }
   const { cursor, orderBy } = keysetPage({
     table: sandboxes,
