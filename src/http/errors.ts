@@ -4,7 +4,6 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { DomainError, type ErrorCode, type InputPart, type InvalidValue, RequestValidationError, UnavailableError, invalidValuesFromZod } from '../errors/index.js';
 import { logger } from '../logger.js';
-import { isDependencyUnavailable } from './unavailable.js';
 
 /** One entry of a FastAPI HTTPValidationError body: `{"detail":[{loc,msg,type}]}`. */
 export interface ValidationErrorItem {
@@ -66,11 +65,7 @@ export function validationHook(
 export function handleError(err: Error, c: Context): Response {
   // The request's own logger carries its request id, when the request logger set one.
   const log = (c.get('logger') as typeof logger | undefined) ?? logger;
-  if (isDependencyUnavailable(err)) {
-    // Not the request's fault and not a bug: the database (or another dependency) is restarting.
-    log.warn({ err, method: c.req.method, path: c.req.path }, 'dependency unavailable');
-    err = new UnavailableError('Service unavailable: the database cannot be reached; retry shortly', 1);
-  }
+  err = domainErrorWithin(err) ?? err;
   if (err instanceof DomainError) {
     if (err instanceof UnavailableError && err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
     return c.json({ detail: err.code === 'invalid' ? err.invalid.map(validationErrorItem) : err.message }, statusOf(err.code));
@@ -84,6 +79,19 @@ export function handleError(err: Error, c: Context): Response {
   }
   log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');
   return c.json({ detail: 'Internal Server Error' }, 500);
+}
+
+/**
+ * Our DomainError, even when a library wrapped it: drizzle wraps whatever its driver throws, so the
+ * database client's UnavailableError arrives as the cause of a DrizzleQueryError.
+ */
+function domainErrorWithin(error: unknown): DomainError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof DomainError) return current;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /** `app.notFound`: FastAPI's body for an unknown route. */

@@ -47,6 +47,11 @@ export const CONFIG_VARIABLES = {
     help: 'postgres://user:password@host:port/db selects PostgreSQL; unset selects embedded PGlite.',
     secret: true,
   }),
+  DATABASE_QUERY_TIMEOUT_SECONDS: variable({
+    schema: integer(1, 3600),
+    default: '10',
+    help: 'PostgreSQL only: a query or transaction not answered within this long fails with 503 and its connections are replaced.',
+  }),
   SANDBOX_SERVER_API_KEYS: variable({
     schema: z
       .string()

@@ -53,7 +53,9 @@ export async function startSandboxServer(
 ): Promise<RunningSandboxServer> {
   const log = logger.child({ component: 'sandbox-server' });
   const database = await openDatabase(
-    config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: join(config.DATA_DIR, 'pglite') },
+    config.DATABASE_URL
+      ? { url: config.DATABASE_URL, queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 }
+      : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
   const runtime = dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE });
   const availableRuntimes = await runtime.runtimes().catch(() => null);

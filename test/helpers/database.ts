@@ -16,18 +16,30 @@ if (!adminUrl) {
 /** The drivers every database test runs against: both, unless PostgreSQL is unavailable on a dev machine. */
 export const testDrivers: TestDriver[] = adminUrl ? ['pglite', 'postgres'] : ['pglite'];
 
+/** The DATABASE_URL server's address, for a test that puts something between it and the client. */
+export function testServerAddress(): { host: string; port: number } {
+  if (!adminUrl) throw new Error('DATABASE_URL is not set');
+  const url = new URL(adminUrl);
+  return { host: url.hostname, port: Number(url.port || 5432) };
+}
+
 /**
  * A fresh, migrated database of its own: PGlite in memory, or a new `test_<random>` database on
- * the DATABASE_URL server, dropped again by `close()`.
+ * the DATABASE_URL server, dropped again by `close()`. `viaPort` reaches that server through
+ * another port of this machine (a proxy of the test's); `queryTimeoutMs` is the client's deadline.
  */
-export async function openTestDatabase(driver: TestDriver): Promise<DatabaseHandle> {
+export async function openTestDatabase(driver: TestDriver, options: { viaPort?: number; queryTimeoutMs?: number } = {}): Promise<DatabaseHandle> {
   if (driver === 'pglite') return openDatabase({});
   if (!adminUrl) throw new Error('DATABASE_URL is not set');
   const name = `test_${randomBytes(8).toString('hex')}`;
   await withAdmin((sql) => sql.unsafe(`CREATE DATABASE ${name}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ url: url.toString() });
+  if (options.viaPort !== undefined) {
+    url.hostname = '127.0.0.1';
+    url.port = String(options.viaPort);
+  }
+  const handle = await openDatabase({ url: url.toString(), queryTimeoutMs: options.queryTimeoutMs });
   return {
     ...handle,
     async close() {

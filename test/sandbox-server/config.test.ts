@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       WEBHOOK_TIMEOUT_SECONDS: 10,
       WEBHOOK_FIRST_RETRY_SECONDS: 5,
       DATABASE_URL: undefined,
+      DATABASE_QUERY_TIMEOUT_SECONDS: 10,
       SANDBOX_SERVER_API_KEYS: [],
       ALLOWED_HOSTS: [],
       CORS_ORIGINS: [],

@@ -9,7 +9,11 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { logger } from '../../logger.js';
+import { createResilientClient } from './resilient-client.js';
 import * as schema from './schema.js';
+
+const log = logger.child({ component: 'database' });
 
 /** The one database type services and the reconciler use, whichever driver is behind it. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -34,22 +38,49 @@ export interface OpenDatabaseOptions {
   /** PGlite data directory; absent means in memory (tests). */
   pgliteDir?: string;
   migrationsFolder?: string;
+  /** PostgreSQL only: a query (or transaction) not answered within this long fails as unavailable. */
+  queryTimeoutMs?: number;
 }
+
+const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 
 /** Opens the database and applies the drizzle/ migrations, the same ones for both drivers. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const migrationsFolder = options.migrationsFolder ?? findMigrationsFolder();
   if (options.url) {
-    // A server that does not answer fails a query within seconds (a 503) rather than holding it for
-    // postgres.js's default 30 s; connections lost in a restart are replaced on the next query.
-    const client = postgres(options.url, { max: 10, connect_timeout: 5, onnotice: () => {} });
-    const db = drizzlePostgres(client, { schema });
-    await migratePostgres(db, { migrationsFolder });
+    const url = options.url;
+    // A server that does not answer fails a connection attempt within seconds rather than holding
+    // it for postgres.js's default 30 s.
+    const connect = (max: number) => postgres(url, { max, connect_timeout: 5, onnotice: () => {} });
+    // Migrations may take long and run before anything is served: on a connection of their own,
+    // without the query deadline.
+    const migrator = connect(1);
+    try {
+      await migratePostgres(drizzlePostgres(migrator), { migrationsFolder });
+    } finally {
+      await migrator.end();
+    }
+    const resilient = createResilientClient({
+      connect: () => connect(10),
+      deadlineMs: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+      onReplaced: (reason) => log.warn({ err: reason }, 'database query failed or overran its deadline: connections replaced'),
+    });
+    const db = drizzlePostgres(resilient.client, { schema });
+    // The listener keeps one connection of its own that postgres.js re-establishes (and re-listens
+    // on) after it drops; replacing the query pool must not end it.
+    const listener = connect(1);
     const listen: Listen = async (channel, onNotify) => {
-      const { unlisten } = await client.listen(channel, onNotify, onNotify);
+      const { unlisten } = await listener.listen(channel, onNotify, onNotify);
       return unlisten;
     };
-    return { db: db as unknown as Database, listen, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
+    return {
+      db: db as unknown as Database,
+      listen,
+      driver: 'postgres',
+      close: async () => {
+        await Promise.all([resilient.end(), listener.end({ timeout: 5 })]);
+      },
+    };
   }
   if (options.pgliteDir) await mkdir(options.pgliteDir, { recursive: true });
   const client = options.pgliteDir ? new PGlite(options.pgliteDir) : new PGlite();

@@ -1,6 +1,6 @@
 /**
- * Codes that say a dependency (the database, most often) could not be reached or went away mid-query,
- * as opposed to a request it refused: Node's socket errors, postgres.js's connection errors, and the
+ * Codes that say the database could not be reached or went away mid-query, as opposed to a query it
+ * refused: Node's socket errors, postgres.js's connection errors, and the
  * PostgreSQL SQLSTATE classes 08 (connection exception) and 57P (shutting down, starting up).
  */
 const CONNECTION_CODES = new Set([
@@ -16,8 +16,8 @@ const CONNECTION_CODES = new Set([
   'CONNECT_TIMEOUT',
 ]);
 
-/** Whether the error (or one it wraps, as drizzle wraps the driver's) is a dependency being away. */
-export function isDependencyUnavailable(error: unknown): boolean {
+/** Whether the error (or one it wraps, as drizzle wraps the driver's) is the database being away. */
+export function isConnectionError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
