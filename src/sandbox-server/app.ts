@@ -41,6 +41,11 @@ export interface SandboxServerAppOptions {
   metrics?: Metrics;
   /** Wakes the lifecycle event streams when events commit. */
   events: EventFeed;
+  /**
+   * Where start tasks go while this replica does not run them (it does not hold the reconciler's
+   * lease, or has not yet started); dropped when absent, to be resumed by `startTasks.start()`.
+   */
+  handOffStartTask?: (taskId: string) => void;
   /** Largest request body accepted on /api, proxied requests excepted; 4 MB when absent. */
   maxRequestBodyBytes?: number;
 }
@@ -90,7 +95,8 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
     agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),
   };
-  const startTasks = new StartTaskRunner(ctx);
+  const startTasks = new StartTaskRunner(ctx, options.handOffStartTask);
+  forgetTargetsOnEvents(options.events, targets);
   const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx), targets };
 
   registerHealthRoutes(app, options.db);
@@ -113,4 +119,18 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
   return { app, injectWebSocket, startTasks };
+}
+
+/**
+ * Another replica's reconciler may have changed a sandbox this one's proxy has cached: each status
+ * change commits a lifecycle event, which wakes every replica's feed. Forgetting every target costs
+ * one database read per sandbox proxied afterwards.
+ */
+function forgetTargetsOnEvents(events: EventFeed, targets: TargetCache): void {
+  void (async () => {
+    while (!events.closing.aborted) {
+      await events.nextChange();
+      targets.forget();
+    }
+  })();
 }

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
@@ -14,6 +16,9 @@ import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { ensureAgentServerImage } from './image/index.js';
 import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
+import { handOff, KICK_CHANNEL, START_TASK_CHANNEL } from './replicas/hand-off.js';
+import { LeaseKeeper } from './replicas/lease-keeper.js';
+import { registerLeaseMetrics } from './replicas/lease-metrics.js';
 import { chooseDefaultRuntime } from './runtime/default-runtime.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
 import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-status.js';
@@ -42,6 +47,14 @@ export interface RunningSandboxServer {
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Expired events are removed at start and then this often. */
 const RETENTION_SWEEP_MS = 60 * 60 * 1000;
+
+/**
+ * The reconciler's lease lasts this long unrenewed (renewed every third of it): a replica that dies
+ * holding it is replaced within this plus one renewal interval.
+ */
+const LEASE_TTL_MS = 6_000;
+/** One engine today, so one reconciler and one lease; a fleet will have one per engine. */
+const RECONCILER_LEASE = 'reconciler/local';
 
 /** In-flight requests get this long to finish on shutdown before their connections are cut. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -105,9 +118,20 @@ export async function startSandboxServer(
     orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
     startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
   });
+  // Every replica serves the API and the proxy; only the lease holder reconciles and runs start
+  // tasks. The others hand it their kicks and tasks over NOTIFY.
+  // PGlite is this process's alone, so a restart after a crash takes the lease back at once rather
+  // than waiting out the one the dead process held.
+  const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+  let reconcilerLease: LeaseKeeper | undefined;
+  const leading = () => reconcilerLease?.held === true;
   const { app, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,
-    reconciler,
+    reconciler: {
+      kick: (sandboxId) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log)),
+      onSandboxWritten: (listener) => reconciler.onSandboxWritten(listener),
+    },
+    handOffStartTask: (taskId) => handOff(database.db, START_TASK_CHANNEL, taskId, log),
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
@@ -121,12 +145,42 @@ export async function startSandboxServer(
     },
   });
 
+  reconcilerLease = new LeaseKeeper({
+    db: database.db,
+    name: RECONCILER_LEASE,
+    holder: replica,
+    ttlMs: LEASE_TTL_MS,
+    log,
+    // Start tasks left unfinished, by a previous run or the previous holder, carry on once sandboxes
+    // can be converged.
+    onAcquired: async () => {
+      await reconciler.start();
+      await startTasks.start();
+    },
+    onLost: async () => {
+      await startTasks.stop();
+      await reconciler.stop();
+    },
+  });
+  registerLeaseMetrics(metrics.registry, { [RECONCILER_LEASE]: reconcilerLease });
+  // A notification without payload follows a reconnection of the listener: look at everything.
+  const unlistenKicks = await database.listen(KICK_CHANNEL, (sandboxId) => {
+    if (leading()) reconciler.kick(sandboxId || undefined);
+  });
+  const unlistenStartTasks = await database.listen(START_TASK_CHANNEL, (taskId) => {
+    if (!leading()) return;
+    if (taskId) startTasks.enqueue(taskId);
+    else startTasks.start().catch((err: unknown) => log.error({ err }, 'app conversation start tasks failed to resume'));
+  });
+
   let server: ReturnType<typeof serve>;
   try {
     server = await listen(app.fetch, config.HOST, config.PORT);
   } catch (error) {
     stopRetention();
     await events.close();
+    await unlistenKicks();
+    await unlistenStartTasks();
     await database.close();
     throw error;
   }
@@ -137,20 +191,26 @@ export async function startSandboxServer(
   if (config.SANDBOX_SERVER_API_KEYS.length === 0) {
     log.warn('authentication is off: SANDBOX_SERVER_API_KEYS is not set, so anyone who can reach this address controls the sandboxes');
   }
-  log.info({ url, database: database.driver, instance: config.SANDBOX_SERVER_INSTANCE }, 'sandbox-server listening');
+  log.info(
+    {
+      url,
+      database: database.driver,
+      instance: config.SANDBOX_SERVER_INSTANCE,
+      replica,
+      replicas: database.driver === 'postgres' ? 'any number on this database' : 'this one only: set DATABASE_URL to run several',
+    },
+    'sandbox-server listening',
+  );
 
   // Requests are answered while the image builds; sandboxes asked for meanwhile are created by the
-  // reconciler's first pass, once the image exists. A failed build is logged, and the reconciler
-  // runs anyway so that pauses and deletes still take effect.
+  // reconciler's first pass, once the image exists and this replica holds the lease. A failed build
+  // is logged, and the reconciler runs anyway so that pauses and deletes still take effect.
   let closing = false;
   void ensureImage()
     .then((outcome) => log.info({ image: config.AGENT_SERVER_IMAGE, outcome }, 'agent-server image ready'))
     .catch((err: unknown) => log.error({ err, image: config.AGENT_SERVER_IMAGE }, 'agent-server image is not available; sandboxes cannot start'))
-    .then(() => (closing ? undefined : reconciler.start()))
-    .catch((err: unknown) => log.error({ err }, 'reconciler failed to start'))
-    // Start tasks left unfinished by a previous run carry on once sandboxes can be converged.
-    .then(() => (closing ? undefined : startTasks.start()))
-    .catch((err: unknown) => log.error({ err }, 'app conversation start tasks failed to resume'));
+    .then(() => (closing ? undefined : reconcilerLease.start()))
+    .catch((err: unknown) => log.error({ err }, 'reconciler lease could not be sought'));
 
   return {
     url,
@@ -160,9 +220,11 @@ export async function startSandboxServer(
       // Event streams never end by themselves: ending them lets the requests in flight drain.
       await events.close();
       await stopListening(server);
-      await startTasks.stop();
-      // A build still running is not waited for; the reconciler then never starts.
-      await reconciler.stop();
+      // Stops the reconciler and the start tasks, and gives the lease up for another replica. A
+      // build still running is not waited for; the lease is then never sought.
+      await reconcilerLease.stop();
+      await unlistenKicks();
+      await unlistenStartTasks();
       await webhooks.stop();
       await database.close();
       log.info('sandbox-server stopped');

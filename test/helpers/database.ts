@@ -30,11 +30,8 @@ export function testServerAddress(): { host: string; port: number } {
  */
 export async function openTestDatabase(driver: TestDriver, options: { viaPort?: number; queryTimeoutMs?: number } = {}): Promise<DatabaseHandle> {
   if (driver === 'pglite') return openDatabase({});
-  if (!adminUrl) throw new Error('DATABASE_URL is not set');
-  const name = `test_${randomBytes(8).toString('hex')}`;
-  await withAdmin((sql) => sql.unsafe(`CREATE DATABASE ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const database = await createTestDatabase();
+  const url = new URL(database.url);
   if (options.viaPort !== undefined) {
     url.hostname = '127.0.0.1';
     url.port = String(options.viaPort);
@@ -44,9 +41,19 @@ export async function openTestDatabase(driver: TestDriver, options: { viaPort?: 
     ...handle,
     async close() {
       await handle.close();
-      await withAdmin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await database.drop();
     },
   };
+}
+
+/** A new, empty `test_<random>` database on the DATABASE_URL server, for processes a test starts. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!adminUrl) throw new Error('DATABASE_URL is not set');
+  const name = `test_${randomBytes(8).toString('hex')}`;
+  await withAdmin((sql) => sql.unsafe(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => withAdmin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
 }
 
 async function withAdmin(run: (sql: postgres.Sql) => Promise<unknown>): Promise<void> {

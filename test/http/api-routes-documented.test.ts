@@ -21,7 +21,8 @@ describe('OpenAPI documents', () => {
     } finally {
       await testApp.close();
     }
-  });
+    // Opening PGlite (a WebAssembly PostgreSQL) takes most of this, and far longer on a loaded machine.
+  }, 120_000);
 
   it('describe exactly the agent-server routes', async () => {
     const dataDir = await makeTempDir('openapi-agent-');

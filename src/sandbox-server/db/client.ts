@@ -19,10 +19,11 @@ const log = logger.child({ component: 'database' });
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 /**
- * Subscribes to NOTIFY on `channel`; `onNotify` also runs after each (re)connection of the listener,
- * since notifications sent while it was away are lost. Resolves to the unsubscribe.
+ * Subscribes to NOTIFY on `channel`; `onNotify` gets each notification's payload, and runs without
+ * one after each (re)connection of the listener, since notifications sent while it was away are
+ * lost. Resolves to the unsubscribe.
  */
-export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+export type Listen = (channel: string, onNotify: (payload?: string) => void) => Promise<() => Promise<void>>;
 
 export interface DatabaseHandle {
   db: Database;
@@ -70,7 +71,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // on) after it drops; replacing the query pool must not end it.
     const listener = connect(1);
     const listen: Listen = async (channel, onNotify) => {
-      const { unlisten } = await listener.listen(channel, onNotify, onNotify);
+      const { unlisten } = await listener.listen(channel, (payload) => onNotify(payload), () => onNotify());
       return unlisten;
     };
     return {
@@ -87,7 +88,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   const listen: Listen = async (channel, onNotify) => {
-    const unlisten = await client.listen(channel, onNotify);
+    const unlisten = await client.listen(channel, (payload) => onNotify(payload));
     return () => unlisten();
   };
   return { db: db as unknown as Database, listen, driver: 'pglite', close: () => client.close() };

@@ -213,3 +213,14 @@ export const webhookDeliveries = pgTable(
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/**
+ * Who does a job only one control plane may do at a time (the reconciler of an engine, ...), until
+ * when. A replica holds a lease by renewing it before it expires; another takes it over only once
+ * it has expired, by the database's clock, so replicas' clocks need not agree.
+ */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});

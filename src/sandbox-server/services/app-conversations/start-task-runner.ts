@@ -20,18 +20,29 @@ const FINISHED: StartTaskStatus[] = ['READY', 'ERROR'];
  * Each step is recorded before the next begins and every step can be repeated safely (creating the
  * conversation again with the same id is answered with the existing one), so after a restart
  * `start()` simply carries every unfinished task on from the step it had reached.
+ *
+ * Only the replica holding the reconciler's lease runs tasks (two runners of one task could each
+ * create a sandbox for it); until it is started, or once stopped, a runner hands the tasks it is
+ * given to `handOff`, which passes them to the replica that runs them.
  */
 export class StartTaskRunner {
   readonly #ctx: AppConversationContext;
+  readonly #handOff: (taskId: string) => void;
   readonly #active = new Map<string, Promise<void>>();
-  readonly #stop = new AbortController();
+  #stop = new AbortController();
+  #running = false;
 
-  constructor(ctx: AppConversationContext) {
+  constructor(ctx: AppConversationContext, handOff: (taskId: string) => void = () => {}) {
     this.#ctx = ctx;
+    this.#handOff = handOff;
   }
 
-  /** Picks up the tasks a previous run left unfinished. */
+  /** Runs tasks from now on, beginning with those unfinished (left by a previous run or holder). */
   async start(): Promise<void> {
+    if (!this.#running) {
+      this.#running = true;
+      this.#stop = new AbortController();
+    }
     const unfinished = await this.#ctx.db
       .select({ id: appConversationStartTasks.id })
       .from(appConversationStartTasks)
@@ -40,7 +51,8 @@ export class StartTaskRunner {
   }
 
   enqueue(taskId: string): void {
-    if (this.#active.has(taskId) || this.#stop.signal.aborted) return;
+    if (!this.#running) return this.#handOff(taskId);
+    if (this.#active.has(taskId)) return;
     const run = this.#run(taskId).finally(() => this.#active.delete(taskId));
     this.#active.set(taskId, run);
   }
@@ -59,7 +71,8 @@ export class StartTaskRunner {
 
   /** Stops waiting; unfinished tasks keep their step in the database for the next start. */
   async stop(): Promise<void> {
-    this.#stop.abort(new Error('control plane stopping'));
+    this.#running = false;
+    this.#stop.abort(new Error('start tasks stopping'));
     await Promise.allSettled(this.#active.values());
   }
 
