@@ -13,6 +13,7 @@ import { isValidSessionKey, requireSessionKey } from './auth.js';
 import { BashCommands } from './bash/bash-commands.js';
 import { BashEventLog } from './bash/bash-event-log.js';
 import { ConversationService } from './conversations/service.js';
+import { registerAcpConversationRoutes } from './routes/acp-conversations/index.js';
 import { registerBashRoutes } from './routes/bash/index.js';
 import { registerCatalogRoutes } from './routes/catalog/index.js';
 import { registerConversationRoutes } from './routes/conversations/index.js';
@@ -64,6 +65,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   app.use('*', jsonDepthLimit());
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
   registerConversationRoutes(app, conversations);
+  registerAcpConversationRoutes(app, conversations);
   registerEventRoutes(app, conversations);
   const workspaceDir = options.workspaceDir ?? process.cwd();
   const bashEvents = await BashEventLog.open(join(options.dataDir, 'bash_events.ndjson'));

@@ -5,6 +5,7 @@ import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../a
 import { createLlmClient, type LlmConfig } from '../agent/llm/index.js';
 import { createDefaultTools } from '../agent/tools/index.js';
 import type { EventLog } from '../store/index.js';
+import type { Llm } from '../../contracts/agent-server/conversation-requests.js';
 import type { ConversationMetadata } from './metadata.js';
 
 /**
@@ -38,7 +39,11 @@ export async function createConversationRunner(
 
 /** The LLM client settings of a conversation, from its agent.llm (OpenHands' field names). */
 export function llmConfigOf(metadata: ConversationMetadata): LlmConfig {
-  const { llm } = metadata.agent;
+  return llmConfigFrom(metadata.agent.llm);
+}
+
+/** The client settings of an LLM as OpenHands describes one (timeout in seconds, num_retries, ...). */
+export function llmConfigFrom(llm: Llm): LlmConfig {
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
   return {
     model: llm.model,

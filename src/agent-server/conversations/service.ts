@@ -33,7 +33,8 @@ import { askAgent } from './ask-agent.js';
 import { AtomicJsonFile } from './atomic-json-file.js';
 import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
 import { pageConversations, type ConversationPageQuery } from './conversation-page.js';
-import { createConversationRunner, llmConfigOf } from './conversation-runner.js';
+import { createConversationRunner, llmConfigFrom, llmConfigOf } from './conversation-runner.js';
+import { userMessageText, generateTitle } from './generate-title.js';
 import { agentAnswerOf } from './final-response.js';
 import { toConversationInfo } from './info.js';
 import type { ConversationInfo } from '../../contracts/agent-server/conversation-info.js';
@@ -47,6 +48,7 @@ import {
   type ConfirmationPolicy,
   type ConversationExecutionStatus,
   type ForkConversationRequest,
+  type GenerateTitleRequest,
   type SendMessageRequest,
   type StartConversationRequest,
   type Secrets,
@@ -195,6 +197,20 @@ export class ConversationService {
       if (error instanceof LlmError) throw new UpstreamError(`The LLM failed to answer: ${error.message}`);
       throw error;
     }
+  }
+
+  /**
+   * A title for the conversation from its first user message (OpenHands' generate_title), by the
+   * requested LLM or the conversation's own; the title is returned, not stored. A conversation
+   * without a user message has nothing to name it by: a 409.
+   */
+  async generateTitle(id: string, request: GenerateTitleRequest): Promise<string> {
+    const conversation = this.require(id);
+    const log = await this.openLog(conversation);
+    const message = await this.firstUserMessage(log);
+    if (message === undefined) throw new ConflictError('The conversation has no user message to title it by');
+    const llm = createLlmClient(request.llm ? llmConfigFrom(request.llm) : llmConfigOf(conversation.metadata));
+    return generateTitle(llm, message, request.max_length);
   }
 
   /**
@@ -409,6 +425,19 @@ export class ConversationService {
     const conversation = this.find(id);
     if (!conversation) throw new NotFoundError('Conversation not found');
     return conversation;
+  }
+
+  private async firstUserMessage(log: EventLog<Event>): Promise<string | undefined> {
+    let pageId: string | undefined;
+    do {
+      const page = await log.search({ kind: 'MessageEvent', source: 'user', sortOrder: 'TIMESTAMP', limit: 100, pageId });
+      for (const event of page.items) {
+        const text = userMessageText(event);
+        if (text !== undefined) return text;
+      }
+      pageId = page.nextPageId ?? undefined;
+    } while (pageId);
+    return undefined;
   }
 
   private async requireLog(id: string): Promise<EventLog<Event>> {

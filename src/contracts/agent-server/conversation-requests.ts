@@ -52,6 +52,8 @@ export const LlmSchema = z.looseObject({
   log_completions: z.boolean().optional(),
 });
 
+export type Llm = z.output<typeof LlmSchema>;
+
 export const ToolSpecSchema = z.looseObject({
   name: z.string().min(1),
   params: z.record(z.string(), z.unknown()).optional(),
@@ -75,8 +77,14 @@ export const WorkspaceSchema = z.object({
 export const SecretsSchema = z.record(z.string(), z.union([z.string(), z.looseObject({})]));
 export type Secrets = z.output<typeof SecretsSchema>;
 
+/** OpenHands' ACPAgent drives an external agent CLI over the Agent Client Protocol; none runs here. */
+const RunnableAgentSchema = AgentSchema.refine((agent) => agent.kind !== 'ACPAgent', {
+  message: 'ACP agents (external agent CLIs) are not run by this server; use kind Agent',
+  path: ['kind'],
+});
+
 export const StartConversationRequestSchema = z.object({
-  agent: AgentSchema,
+  agent: RunnableAgentSchema,
   workspace: WorkspaceSchema,
   conversation_id: ConversationIdSchema.nullish(),
   initial_message: SendMessageRequestSchema.nullish(),
@@ -127,6 +135,13 @@ export const ForkConversationRequestSchema = z.object({
   tags: TagsSchema.nullish(),
 });
 export type ForkConversationRequest = z.output<typeof ForkConversationRequestSchema>;
+
+export const GenerateTitleRequestSchema = z.object({
+  max_length: z.int().min(1).max(200).default(50),
+  /** The LLM to ask; the conversation's own when absent. */
+  llm: LlmSchema.nullish(),
+});
+export type GenerateTitleRequest = z.output<typeof GenerateTitleRequestSchema>;
 
 export const AskAgentRequestSchema = z.object({ question: z.string().min(1) });
 

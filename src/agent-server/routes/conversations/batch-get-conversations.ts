@@ -5,7 +5,8 @@ import { BatchGetConversationsQuerySchema } from '../../../contracts/agent-serve
 import type { ConversationService } from '../../conversations/service.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 
-const MAX_BATCH = 100;
+/** As in OpenHands: a batch get of more conversations than this is refused. */
+export const MAX_BATCH = 100;
 
 export const batchGetConversationsRoute = createRoute({
   method: 'get',

@@ -6,6 +6,7 @@ import { registerBatchGetConversations } from './batch-get-conversations.js';
 import { registerCountConversations } from './count-conversations.js';
 import { registerDeleteConversation } from './delete-conversation.js';
 import { registerForkConversation } from './fork-conversation.js';
+import { registerGenerateTitle } from './generate-title.js';
 import { registerGetConversation } from './get-conversation.js';
 import { registerPauseConversation } from './pause-conversation.js';
 import { registerRunConversation } from './run-conversation.js';
@@ -30,6 +31,7 @@ export function registerConversationRoutes(app: OpenAPIHono, conversations: Conv
   registerSetConfirmationPolicy(app, conversations);
   registerAgentFinalResponse(app, conversations);
   registerAskAgent(app, conversations);
+  registerGenerateTitle(app, conversations);
   registerForkConversation(app, conversations);
   registerSwitchProfile(app, conversations);
   registerUpdateSecrets(app, conversations);
