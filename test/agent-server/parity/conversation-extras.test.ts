@@ -2,6 +2,7 @@
  * agent_final_response, ask_agent, fork, switch_profile, secrets, the trajectory download, the
  * PATCH title rules and unknown ids, through the published client and over raw HTTP.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Agent, ConversationManager, HttpError, type RemoteConversation } from '@openhands/typescript-client';
@@ -124,9 +125,14 @@ describe('conversation extras', () => {
     expect((await call('POST', `/api/conversations/${conversation.id}/secrets`, { secrets: 'nope' })).status).toBe(422);
   });
 
-  it('downloads the trajectory as a ZIP of the settings (keys masked) and every event', async () => {
+  it('downloads the trajectory as a ZIP of the settings (keys masked) and every event, never a ZIP found on disk', async () => {
     const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
     await conversation.sendMessage('zip me');
+    // Where OpenHands' agent-servers put, and old ones returned as found, `<id hex>.zip`.
+    for (const dir of [join(root, 'data', 'conversations'), join(root, 'workspace', 'conversations')]) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, `${conversation.id.replace(/-/g, '')}.zip`), 'planted-trajectory');
+    }
     const archive = Buffer.from(await (await conversation.downloadTrajectory()).arrayBuffer());
     expect(archive.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
     const folder = conversation.id.replace(/-/g, '');
@@ -134,6 +140,7 @@ describe('conversation extras', () => {
     expect([...entries.keys()]).toEqual([`${folder}/meta.json`, `${folder}/events.ndjson`]);
     expect(JSON.parse(entries.get(`${folder}/meta.json`)!)).toMatchObject({ id: conversation.id, agent: { llm: { api_key: '**********' } } });
     expect(entries.get(`${folder}/events.ndjson`)).toContain('zip me');
+    expect(archive.includes('planted-trajectory')).toBe(false);
     expect((await call('GET', `/api/file/download-trajectory/${UNKNOWN_ID}`)).status).toBe(404);
   });
 
