@@ -24,7 +24,9 @@ function rareWordMaker(random: () => number, prefix: string): EventMaker {
   };
 }
 
-describe('event log checkpoints', () => {
+// Thousands of appends and a full replay to compare against per test: seconds alone, and several
+// times that on a loaded CI machine.
+describe('event log checkpoints', { timeout: 120_000 }, () => {
   let dir: string;
   let file: string;
   let remove: () => Promise<void>;
