@@ -8,7 +8,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { timestampMillis } from '../../events/index.js';
 import { validationError } from '../../errors/index.js';
-import type { Page } from '../../http/paging.js';
+import type { Page } from '../../contracts/paging.js';
 import { logger } from '../../logger.js';
 import { createSerialQueue } from '../agent/tools/serial-queue.js';
 import { BashEventSchema, type BashEvent } from '../../contracts/agent-server/bash.js';

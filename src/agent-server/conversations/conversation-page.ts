@@ -1,5 +1,5 @@
 import { validationError } from '../../errors/index.js';
-import type { Page } from '../../http/paging.js';
+import type { Page } from '../../contracts/paging.js';
 import { timestampMillis } from '../../events/timestamp.js';
 import type { ConversationMetadata } from './metadata.js';
 import type { ConversationExecutionStatus, ConversationSortOrder } from '../../contracts/agent-server/conversation-requests.js';

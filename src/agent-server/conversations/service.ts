@@ -24,7 +24,7 @@ import {
   UpstreamError,
   invalidValuesFromZod,
 } from '../../errors/index.js';
-import type { Page } from '../../http/paging.js';
+import type { Page } from '../../contracts/paging.js';
 import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventFilter, type EventLog, type EventQuery } from '../store/index.js';
 import type { AgentRunner, ConfirmationResponse } from '../agent/index.js';

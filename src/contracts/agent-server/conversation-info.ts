@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSchema } from '../../http/paging.js';
+import { pageSchema } from '../paging.js';
 import { AgentSchema, ConfirmationPolicySchema, ConversationExecutionStatusSchema, TagsSchema } from './conversation-requests.js';
 
 /**

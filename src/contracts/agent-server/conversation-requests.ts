@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ContentItemSchema, SecurityRiskSchema } from '../../events/index.js';
-import { LimitQuerySchema, PageIdQuerySchema } from '../../http/paging.js';
+import { LimitQuerySchema, PageIdQuerySchema } from '../paging.js';
 import { ConversationIdSchema } from './conversation-id.js';
 import { EXECUTION_STATUSES } from './execution-status.js';
 

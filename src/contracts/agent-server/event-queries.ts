@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EventSortOrderSchema, EventSourceSchema, isTimestamp } from '../../events/index.js';
-import { LimitQuerySchema, PageIdQuerySchema } from '../../http/paging.js';
+import { LimitQuerySchema, PageIdQuerySchema } from '../paging.js';
 
 /** A date-time query value, checked with the same reader the event store uses for timestamps. */
 const TimestampQuerySchema = z

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
 import { START_TASK_STATUSES } from '../../contracts/start-task.js';
-import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 import { storableDateTime } from './common.js';
 import { SandboxStatusSchema } from './sandbox.js';
 

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { LimitQuerySchema, pageSchema } from '../../http/paging.js';
+import { LimitQuerySchema, pageSchema } from '../../contracts/paging.js';
 import { storableDateTime } from './common.js';
 import { LIFECYCLE_EVENT_TYPES, SUBJECT_KINDS } from '../../contracts/lifecycle-event.js';
 

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { OCI_RUNTIMES } from '../../contracts/sandbox.js';
-import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 export const ExposedPortSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SANDBOX_STATUSES } from '../../contracts/sandbox.js';
-import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../http/paging.js';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 export const SandboxStatusSchema = z.enum(SANDBOX_STATUSES).openapi('SandboxStatus');
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { DELIVERY_STATES } from '../../contracts/webhook.js';
-import { LimitQuerySchema, pageSchema } from '../../http/paging.js';
+import { LimitQuerySchema, pageSchema } from '../../contracts/paging.js';
 import { EventIdSchema, IdTextSchema, LifecycleEventTypeSchema } from './lifecycle-event.js';
 
 /** Only http and https, checked when registered: the dispatcher sends nothing else. */

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { BashEventLog } from '../../bash/bash-event-log.js';
 import { isTimestamp, timestampMillis } from '../../../events/index.js';
-import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../../http/paging.js';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../../contracts/paging.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 import { BashEventSchema } from '../../../contracts/agent-server/bash.js';
 

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventSchema } from '../../../events/index.js';
-import { pageSchema } from '../../../http/paging.js';
+import { pageSchema } from '../../../contracts/paging.js';
 import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
 import { eventQueryOf } from '../../conversations/event-queries.js';
 import type { ConversationService } from '../../conversations/service.js';

@@ -1,6 +1,6 @@
 import { type AnyColumn, and, eq, type SQL, sql } from 'drizzle-orm';
 import { validationError } from '../../../errors/index.js';
-import type { Page } from '../../../http/paging.js';
+import type { Page } from '../../../contracts/paging.js';
 import { keysetPage } from '../../db/keyset-page.js';
 import { appConversations } from '../../db/schema.js';
 import type { AppConversation, AppConversationFilter, AppConversationSortOrder } from '../../models/app-conversation.js';

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { StartTaskStatus } from '../../../contracts/start-task.js';
 import { validationError } from '../../../errors/index.js';
-import type { Page } from '../../../http/paging.js';
+import type { Page } from '../../../contracts/paging.js';
 import { keysetPage } from '../../db/keyset-page.js';
 import { appConversationStartTasks } from '../../db/schema.js';
 import type { AppConversationStartTask } from '../../models/app-conversation.js';

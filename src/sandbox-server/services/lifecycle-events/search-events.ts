@@ -1,5 +1,5 @@
 import { and, asc, desc, gte, lt, lte } from 'drizzle-orm';
-import type { Page } from '../../../http/paging.js';
+import type { Page } from '../../../contracts/paging.js';
 import type { Database } from '../../db/client.js';
 import { lifecycleEvents } from '../../db/schema.js';
 import { type EventFilter, filterConditions, toLifecycleEvent } from '../../lifecycle-events/event-view.js';

@@ -1,5 +1,5 @@
 import { and, asc, gte, isNull } from 'drizzle-orm';
-import type { Page } from '../../../http/paging.js';
+import type { Page } from '../../../contracts/paging.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { validationError } from '../../../errors/index.js';
-import type { Page } from '../../../http/paging.js';
+import type { Page } from '../../../contracts/paging.js';
 import { keysetPage } from '../../db/keyset-page.js';
 import type { SandboxStatus } from '../../../contracts/sandbox.js';
 import { sandboxes } from '../../db/schema.js';

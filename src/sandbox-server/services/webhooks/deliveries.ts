@@ -1,7 +1,7 @@
 import { and, desc, eq, lte, sql } from 'drizzle-orm';
 import type { DeliveryState } from '../../../contracts/webhook.js';
 import { NotFoundError } from '../../../errors/index.js';
-import type { Page } from '../../../http/paging.js';
+import type { Page } from '../../../contracts/paging.js';
 import type { Database } from '../../db/client.js';
 import { webhookDeliveries } from '../../db/schema.js';
 import { LIFECYCLE_EVENTS_CHANNEL } from '../../lifecycle-events/record-event.js';
