@@ -99,7 +99,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   forgetTargetsOnEvents(options.events, targets);
   const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx), targets };
 
-  registerHealthRoutes(app, options.db);
+  registerHealthRoutes(app, ctx);
   app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));
   app.use('/api/*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? 4 * 1024 * 1024, skip: isProxied }));
   app.use('/api/*', jsonDepthLimit({ skip: isProxied }));
@@ -108,7 +108,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSandboxRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
-  registerEventRoutes(app, { db: options.db, feed: options.events, upgradeWebSocket });
+  registerEventRoutes(app, { ctx: { ...ctx, feed: options.events }, upgradeWebSocket });
   registerWebhookRoutes(app, ctx);
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });

@@ -1,9 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
-import { UnavailableError } from '../../errors/index.js';
-import { logger } from '../../logger.js';
-import type { Database } from '../db/client.js';
 import { ErrorDetailSchema } from '../models/common.js';
+import type { ServiceContext } from '../services/context.js';
+import { checkHealth } from '../services/health/check-health.js';
 
 const StatusSchema = z.object({ status: z.literal('ok') }).openapi('HealthStatus');
 
@@ -27,15 +25,10 @@ const healthRoute = createRoute({
 });
 
 /** /alive and /health, both open: load balancers and orchestrators call them without a key. */
-export function registerHealthRoutes(app: OpenAPIHono, db: Database): void {
+export function registerHealthRoutes(app: OpenAPIHono, ctx: ServiceContext): void {
   app.openapi(aliveRoute, (c) => c.json({ status: 'ok' as const }, 200));
   app.openapi(healthRoute, async (c) => {
-    try {
-      await db.execute(sql`select 1`);
-    } catch (err) {
-      logger.warn({ err }, 'health check: database did not answer');
-      throw new UnavailableError('Database unavailable', 1);
-    }
+    await checkHealth(ctx);
     return c.json({ status: 'ok' as const }, 200);
   });
 }

@@ -1,12 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { NodeWebSocket } from '@hono/node-ws';
-import type { Database } from '../../db/client.js';
-import type { EventFeed } from '../../lifecycle-events/event-feed.js';
+import type { LifecycleEventContext } from '../../services/lifecycle-events/context.js';
 
 /** What the lifecycle event routes need besides the app. */
 export interface EventRouteDeps {
-  db: Database;
-  feed: EventFeed;
+  ctx: LifecycleEventContext;
   upgradeWebSocket: NodeWebSocket['upgradeWebSocket'];
 }
 

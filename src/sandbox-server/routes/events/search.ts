@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses } from '../../models/common.js';
 import { LifecycleEventPageSchema, SearchEventsQuerySchema } from '../../models/lifecycle-event.js';
-import { searchEvents } from '../../services/lifecycle-events/search-events.js';
+import { searchLifecycleEvents } from '../../services/lifecycle-events/search-lifecycle-events.js';
 import type { EventRouteRegistrar } from './deps.js';
 
 const route = createRoute({
@@ -19,7 +19,7 @@ const route = createRoute({
 export const registerSearchEvents: EventRouteRegistrar = (app, deps) => {
   app.openapi(route, async (c) => {
     const query = c.req.valid('query');
-    const page = await searchEvents(deps.db, {
+    const page = await searchLifecycleEvents(deps.ctx, {
       types: query.type,
       sandboxId: query.sandbox_id,
       timestampGte: query.timestamp__gte === undefined ? undefined : new Date(query.timestamp__gte),

@@ -2,10 +2,9 @@ import type { WSContext } from 'hono/ws';
 import { RequestValidationError, invalidValuesFromZod } from '../../../errors/index.js';
 import { logger } from '../../../logger.js';
 import { StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
+import { followLifecycleEvents } from '../../services/lifecycle-events/follow-lifecycle-events.js';
 import { requireUpgrade } from '../websocket-route.js';
 import type { EventRouteRegistrar } from './deps.js';
-import { followQuery } from './follow.js';
-import { streamStart } from './start-after.js';
 
 /**
  * The stream as a WebSocket: one JSON text frame per event, the same filters and `after_event_id`.
@@ -19,16 +18,21 @@ export const registerEventSocket: EventRouteRegistrar = (app, deps) => {
     if (!parsed.success) throw new RequestValidationError(invalidValuesFromZod(parsed.error, 'query'));
     requireUpgrade(c.req.header('upgrade'));
     const query = parsed.data;
-    const afterId = await streamStart(deps.db, undefined, query.after_event_id);
     const abort = new AbortController();
+    const events = await followLifecycleEvents(deps.ctx, {
+      types: query.type,
+      sandboxId: query.sandbox_id,
+      afterEventId: query.after_event_id,
+      signal: abort.signal,
+    });
     return deps.upgradeWebSocket(c, {
       onOpen(_event, ws: WSContext) {
         void (async () => {
-          for await (const event of followQuery(deps, query, afterId, abort.signal)) {
+          for await (const event of events) {
             if (ws.readyState !== 1) break;
             ws.send(JSON.stringify(event));
           }
-          if (deps.feed.closing.aborted && ws.readyState === 1) ws.close(1001, 'server shutting down');
+          if (deps.ctx.feed.closing.aborted && ws.readyState === 1) ws.close(1001, 'server shutting down');
         })().catch((err: unknown) => {
           logger.warn({ err }, 'lifecycle event socket failed');
           if (ws.readyState === 1) ws.close(1011, 'event stream failed');

@@ -3,9 +3,8 @@ import { streamSSE } from 'hono/streaming';
 import { logger } from '../../../logger.js';
 import { errorResponses } from '../../models/common.js';
 import { LastEventIdHeaderSchema, StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
+import { followLifecycleEvents } from '../../services/lifecycle-events/follow-lifecycle-events.js';
 import type { EventRouteRegistrar } from './deps.js';
-import { followQuery } from './follow.js';
-import { streamStart } from './start-after.js';
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
@@ -30,13 +29,19 @@ export const registerStreamEvents: EventRouteRegistrar = (app, deps) => {
   app.openapi(route, async (c) => {
     const query = c.req.valid('query');
     const headers = c.req.valid('header');
-    const afterId = await streamStart(deps.db, headers['last-event-id'], query.after_event_id);
+    const abort = new AbortController();
+    const events = await followLifecycleEvents(deps.ctx, {
+      types: query.type,
+      sandboxId: query.sandbox_id,
+      lastEventId: headers['last-event-id'],
+      afterEventId: query.after_event_id,
+      signal: abort.signal,
+    });
     return streamSSE(c, async (stream) => {
-      const abort = new AbortController();
       stream.onAbort(() => abort.abort());
       const keepalive = setInterval(() => void stream.write(': keepalive\n\n'), KEEPALIVE_MS);
       try {
-        for await (const event of followQuery(deps, query, afterId, abort.signal)) await stream.writeSSE({ id: event.id, data: JSON.stringify(event) });
+        for await (const event of events) await stream.writeSSE({ id: event.id, data: JSON.stringify(event) });
       } finally {
         clearInterval(keepalive);
       }
