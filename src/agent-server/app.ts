@@ -23,6 +23,9 @@ import { registerDownloadTrajectory, registerFileRoutes } from './routes/files/i
 import { registerServerDetails } from './routes/server-details.js';
 import { registerBashSocket, registerEventSocket } from './stream/index.js';
 
+/** The event import route, whose body is streamed (see jsonDepthLimit below). */
+const IMPORT_PATH = /^\/api\/conversations\/[^/]+\/events\/import$/;
+
 export interface AgentServerOptions {
   dataDir: string;
   /** Accepted session API keys; empty turns authentication off. */
@@ -62,7 +65,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
 
   app.use('*', requireSessionKey(options.sessionKeys));
   app.use('*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES }));
-  app.use('*', jsonDepthLimit());
+  // Imports check each record's depth as they stream it, rather than reading the body whole here.
+  app.use('*', jsonDepthLimit({ skip: (c) => c.req.method === 'POST' && IMPORT_PATH.test(c.req.path) }));
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
   registerConversationRoutes(app, conversations);
   registerAcpConversationRoutes(app, conversations);

@@ -8,8 +8,8 @@ export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 export interface CallOptions {
   /** Sent as JSON with content-type application/json. */
   json?: unknown;
-  /** Sent as is; set the content-type in `headers`. */
-  body?: string;
+  /** Sent as is (a stream arrives in its pieces); set the content-type in `headers`. */
+  body?: string | ReadableStream<Uint8Array>;
   headers?: Record<string, string>;
 }
 
@@ -39,7 +39,8 @@ export class TestAgentServer {
       headers['content-type'] ??= 'application/json';
       body = JSON.stringify(options.json);
     }
-    return this.server.app.request(path, { method, headers, body });
+    // A stream body needs half duplex, as fetch() would be told.
+    return this.server.app.request(path, { method, headers, body, ...(typeof body === 'string' || body === undefined ? {} : { duplex: 'half' }) } as RequestInit);
   }
 
   /** Calls and returns the status with the parsed JSON body. */

@@ -17,6 +17,17 @@ async function exportNdjson(eventsPath: string): Promise<string> {
   return response.text();
 }
 
+/** `text` as a request body that arrives `size` bytes at a time (so multi-byte characters are cut too). */
+function inPieces(text: string, size: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  return new ReadableStream({
+    start(controller) {
+      for (let at = 0; at < bytes.length; at += size) controller.enqueue(bytes.slice(at, at + size));
+      controller.close();
+    },
+  });
+}
+
 function ndjson(events: unknown[]): string {
   return events.map((event) => `${JSON.stringify(event)}\n`).join('');
 }
@@ -122,6 +133,43 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
     expect(repeated.body.detail).toEqual([{ loc: ['body', 1, 'id'], msg: expect.any(String), type: 'value_error' }]);
 
     expect((await agent.server.callJson('GET', `${path}/search`)).body.items.map((e: { id: string }) => e.id)).toEqual(['p1']);
+  });
+
+  it('reads a JSON array as it arrives, cut anywhere (inside strings, records and characters), and appends it whole', async () => {
+    const path = await newEventsPath();
+    const texts = Array.from({ length: 300 }, (_, i) => `brackets ] } [ {, "quotes" and ✓ ${i}`);
+    const events = texts.map((text, i) => messageEvent(`m${i}`, '2024-01-01T00:00:00Z', text));
+    const imported = await agent.server.callJson('POST', `${path}/import`, {
+      body: inPieces(JSON.stringify(events, null, 1), 7),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(imported).toEqual({ status: 200, body: { success: true, count: 300 } });
+    const stored = (await exportNdjson(path)).trim().split('\n').map((line) => JSON.parse(line));
+    expect(stored.map((e) => [e.id, e.llm_message.content[0].text])).toEqual(texts.map((text, i) => [`m${i}`, text]));
+  });
+
+  it('answers 422 for a malformed or too deep JSON array, reporting every record, and commits nothing', async () => {
+    const path = await newEventsPath();
+    const good = JSON.stringify(pauseEvent('p1', '2024-01-01T00:00:00Z'));
+    const deep = `${'['.repeat(3000)}${']'.repeat(3000)}`;
+    const cases: [string, unknown[]][] = [
+      [`[${good}, {"kind": "PauseEvent",, }, ${good}]`, [{ loc: ['body', 1], msg: expect.stringMatching(/^Invalid JSON/), type: 'json_invalid' }]],
+      [`[${good}, ${good}`, [{ loc: ['body'], msg: 'Invalid JSON: the body ends before the array is closed', type: 'json_invalid' }]],
+      [`[${good},]`, [{ loc: ['body'], msg: expect.stringMatching(/^Invalid JSON: a value is missing/), type: 'json_invalid' }]],
+      [`[${good}] trailing`, [{ loc: ['body'], msg: 'Invalid JSON: unexpected data after the array', type: 'json_invalid' }]],
+      [
+        `[${deep}, {"kind": "NoSuchEvent"}]`,
+        [
+          { loc: ['body', 0], msg: 'JSON must not nest deeper than 100 levels', type: 'json_invalid' },
+          { loc: ['body', 1, 'kind'], msg: expect.any(String), type: expect.any(String) },
+        ],
+      ],
+    ];
+    for (const [body, detail] of cases) {
+      const answer = await agent.server.callJson('POST', `${path}/import`, { body: inPieces(body, 5), headers: { 'content-type': 'application/json' } });
+      expect(answer).toEqual({ status: 422, body: { detail } });
+    }
+    expect((await agent.server.callJson('GET', `${path}/count`)).body).toBe(0);
   });
 
   it('answers 422 for a body that is not a list of events, and 404 for an unknown conversation', async () => {

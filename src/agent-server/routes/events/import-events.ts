@@ -35,7 +35,7 @@ export function registerImportEvents(app: OpenAPIHono, conversations: Conversati
     const { conversation_id } = c.req.valid('param');
     // Unknown conversations answer 404 before a large body is read and validated.
     conversations.assertExists(conversation_id);
-    // Streamed as it arrives, unless a middleware already read it (a JSON body, checked for depth).
+    // Streamed as it arrives (the JSON depth guard leaves this route's body alone), unless read already.
     const raw = c.req.raw;
     const body = raw.body && !raw.bodyUsed ? raw.body.pipeThrough(new TextDecoderStream()) : [await c.req.text()];
     const events = await readEventBatch(body);
