@@ -97,7 +97,14 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   };
   const startTasks = new StartTaskRunner(ctx, options.handOffStartTask);
   forgetTargetsOnEvents(options.events, targets);
-  const routeDeps = { ctx, runner: startTasks, upgradeWebSocket, recordActivity: createActivityRecorder(ctx), targets };
+  const routeDeps = {
+    ctx,
+    runner: startTasks,
+    upgradeWebSocket,
+    recordActivity: createActivityRecorder(ctx),
+    targets,
+    engineAvailable: () => options.reconciler.engineAvailable?.() ?? true,
+  };
 
   registerHealthRoutes(app, ctx);
   app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));

@@ -130,6 +130,8 @@ export async function startSandboxServer(
     reconciler: {
       kick: (sandboxId) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log)),
       onSandboxWritten: (listener) => reconciler.onSandboxWritten(listener),
+      // Only the replica that reconciles watches the engine; the others take it to be there.
+      engineAvailable: () => reconciler.engineAvailable(),
     },
     handOffStartTask: (taskId) => handOff(database.db, START_TASK_CHANNEL, taskId, log),
     apiKeys: config.SANDBOX_SERVER_API_KEYS,

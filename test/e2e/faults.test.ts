@@ -234,19 +234,33 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
 
   it('brings every sandbox back to RUNNING after dockerd restarts, answering requests all along (never a 500 or a hang)', async () => {
     const before = await engine.listContainers({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+    // The proxy: a 503 with Retry-After while the engine is away (not a 502, which says the
+    // sandbox's own agent-server failed), and the agent-server's answer again once it is back.
+    const proxied = `/api/v1/sandboxes/${sandboxIds[0]}/agent/alive`;
+    expect((await call('GET', proxied)).status).toBe(200);
+    const proxiedWhileAway: Tally = {};
     let startedDuring = '';
     const { tally } = await underLoad(['/api/v1/sandboxes/search?limit=5', '/health'], async () => {
       await stopEngine();
+      await vi.waitFor(
+        async () => {
+          const answer = await call('GET', proxied);
+          proxiedWhileAway[answer.status] = (proxiedWhileAway[answer.status] ?? 0) + 1;
+          expect(answer).toEqual({ status: 503, body: { detail: expect.stringContaining('container engine is unavailable') }, retryAfter: '5' });
+        },
+        { timeout: 60_000, interval: 250 },
+      );
       startedDuring = (await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body.id;
       await startEngine();
     });
     sandboxIds.push(startedDuring);
-    console.log('dockerd restarted under load, answers by status:', JSON.stringify(tally));
+    console.log('dockerd restarted under load, answers by status:', JSON.stringify(tally), 'proxied while it was away:', JSON.stringify(proxiedWhileAway));
     // The API does not need the engine; a 503 can only be a database connection the previous test
     // left broken, retried on the next request.
     expect(Object.keys(tally).filter((outcome) => outcome !== '503')).toEqual(['200']);
 
     await allRunning(sandboxIds);
+    await vi.waitFor(async () => expect((await call('GET', proxied)).status).toBe(200), { timeout: 60_000, interval: 250 });
     const after = await engine.listContainers({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
     const restarted = before.filter((c) => after.some((a) => a.Id === c.Id)).length;
     console.log('after dockerd restart:', JSON.stringify({ runningBefore: before.length, startedAgain: restarted, runningAfter: after.length }));

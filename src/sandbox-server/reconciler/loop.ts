@@ -294,6 +294,11 @@ export class Reconciler {
     return stopped;
   }
 
+  /** False from when the engine was found gone until a pass succeeds against it again. */
+  engineAvailable(): boolean {
+    return this.engineLostAt === undefined;
+  }
+
   /** Calls `listener` after each write of a sandbox's observed state (the proxy drops its cached target). */
   onSandboxWritten(listener: (sandboxId: string) => void): () => void {
     this.writeListeners.add(listener);

@@ -1,14 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
-import { UpstreamError } from '../../errors/index.js';
+import { UnavailableError, UpstreamError } from '../../errors/index.js';
+import { ErrorDetailSchema } from '../models/common.js';
 import { resolveTarget } from '../proxy/target-cache.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
 import { parsePath } from './websocket-route.js';
 
 const PROXY_PATH = '/api/v1/sandboxes/{id}/agent/{path}';
 const ACCESS_TIMEOUT_MS = 120_000;
+/** An engine restart takes seconds; its sandboxes are started again right after. */
+const ENGINE_RETRY_AFTER_SECONDS = 5;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const detail = (description: string) => ({ description, content: { 'application/json': { schema: ErrorDetailSchema } } });
 const ProxyParamsSchema = z.object({
   id: z
     .string()
@@ -31,7 +35,13 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
       summary: "Forward a request to the sandbox's agent-server",
       description: 'The session key is added; the answer is streamed back unchanged. WebSocket upgrades are bridged too.',
       request: { params: ProxyParamsSchema.extend({ path: z.string() }) },
-      responses: { 200: { description: "The agent-server's answer" } },
+      responses: {
+        200: { description: "The agent-server's answer" },
+        404: detail('Sandbox not found'),
+        409: detail('The sandbox is paused (and its spec does not resume on access), deleted or failed'),
+        502: detail("The sandbox's agent-server could not be reached"),
+        503: detail("The sandbox's container engine is unavailable, or the sandbox did not come up in time; see Retry-After"),
+      },
     });
   }
 
@@ -48,8 +58,13 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
     try {
       return await forwardHttp(c.req.raw, target, path, url.search);
     } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
       // Unreachable: the container may have gone or moved; the next request looks it up again.
-      if (error instanceof UpstreamError) deps.targets.forget(id);
+      deps.targets.forget(id);
+      // With its engine away the sandbox is down for a while, not broken: worth asking again later.
+      if (!deps.engineAvailable()) {
+        throw new UnavailableError(`Sandbox ${id} cannot be reached: its container engine is unavailable; retry shortly`, ENGINE_RETRY_AFTER_SECONDS);
+      }
       throw error;
     }
   });

@@ -6,6 +6,8 @@ export interface ReconcilerKick {
   kick(sandboxId?: string): void;
   /** Calls `listener` after each write of a sandbox's observed state. Returns an unsubscribe function. */
   onSandboxWritten?(listener: (sandboxId: string) => void): () => void;
+  /** Whether the container engine answers, as the reconciler last found; absent means it does. */
+  engineAvailable?(): boolean;
 }
 
 /** Everything a service verb may use; built once by the app. */
