@@ -26,3 +26,8 @@ export const validationErrorResponse = {
 export const conversationNotFoundResponse = {
   404: jsonContent(DetailSchema, 'Conversation not found'),
 } as const;
+
+/** Running the agent first creates the conversation's workspace directory, which may be unusable. */
+export const workspaceUnusableResponse = {
+  409: jsonContent(DetailSchema, "The conversation's workspace cannot be created or used (a file is in the way, the path is too long, no permission)"),
+} as const;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
@@ -334,5 +334,38 @@ describe('POST /api/conversations/{conversation_id}/run and /pause', () => {
       expect(malformed.status).toBe(422);
       expect(malformed.body.detail[0].loc).toEqual(['path', 'conversation_id']);
     }
+  });
+});
+
+describe('a workspace that cannot be created', () => {
+  it('is a 409 naming it on every route that runs the agent, each of which documents it', async () => {
+    // A regular file where the workspace's parent directory should be.
+    const file = join(agent.dataDir, 'not-a-directory');
+    await writeFile(file, '');
+    const workspace = join(file, 'workspace');
+    const { body: created } = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ workspace: { working_dir: workspace } }) });
+    const path = `/api/conversations/${created.id}`;
+    const conflict = { status: 409, body: { detail: expect.stringContaining(`workspace ${workspace} cannot be used`) } };
+    expect(await agent.server.callJson('POST', `${path}/run`)).toEqual(conflict);
+    expect(await agent.server.callJson('POST', `${path}/pause`)).toEqual(conflict);
+    expect(await agent.server.callJson('POST', `${path}/confirmation_policy`, { json: { policy: { kind: 'NeverConfirm' } } })).toEqual(conflict);
+    expect(await agent.server.callJson('POST', `${path}/events/respond_to_confirmation`, { json: { accept: true } })).toEqual(conflict);
+    expect(await agent.server.callJson('POST', `${path}/events`, { json: { ...textMessage('hi'), run: true } })).toEqual(conflict);
+    expect(
+      await agent.server.callJson('POST', '/api/conversations', {
+        json: startRequest({ workspace: { working_dir: workspace }, initial_message: { ...textMessage('hi'), run: true } }),
+      }),
+    ).toEqual(conflict);
+
+    const { body: document } = await agent.server.callJson('GET', '/openapi.json');
+    const operations = [
+      ['/api/conversations', 'post'],
+      ['/api/conversations/{conversation_id}/run', 'post'],
+      ['/api/conversations/{conversation_id}/pause', 'post'],
+      ['/api/conversations/{conversation_id}/confirmation_policy', 'post'],
+      ['/api/conversations/{conversation_id}/events/respond_to_confirmation', 'post'],
+      ['/api/conversations/{conversation_id}/events', 'post'],
+    ] as const;
+    for (const [route, method] of operations) expect(Object.keys(document.paths[route][method].responses), route).toContain('409');
   });
 });

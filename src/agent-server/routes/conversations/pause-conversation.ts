@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ConversationService } from '../../conversations/service.js';
 import { ConversationPathSchema } from '../params.js';
-import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
 export const pauseConversationRoute = createRoute({
   method: 'post',
@@ -14,6 +14,7 @@ export const pauseConversationRoute = createRoute({
     200: jsonContent(SuccessSchema, 'Paused'),
     ...conversationNotFoundResponse,
     ...validationErrorResponse,
+    ...workspaceUnusableResponse,
   },
 });
 

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ConversationService } from '../../conversations/service.js';
 import { ConversationPathSchema } from '../params.js';
-import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
 export const runConversationRoute = createRoute({
   method: 'post',
@@ -13,6 +13,7 @@ export const runConversationRoute = createRoute({
     200: jsonContent(SuccessSchema, 'The agent runs in the background; follow its events'),
     ...conversationNotFoundResponse,
     ...validationErrorResponse,
+    ...workspaceUnusableResponse,
   },
 });
 

@@ -3,7 +3,7 @@ import { ConfirmationPolicySchema } from '../../../contracts/agent-server/conver
 import type { ConversationService } from '../../conversations/service.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
-import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
 export const SetConfirmationPolicyRequestSchema = z.object({ policy: ConfirmationPolicySchema });
 
@@ -22,6 +22,7 @@ export const setConfirmationPolicyRoute = createRoute({
     200: jsonContent(SuccessSchema, 'The policy is set'),
     ...conversationNotFoundResponse,
     ...validationErrorResponse,
+    ...workspaceUnusableResponse,
   },
 });
 

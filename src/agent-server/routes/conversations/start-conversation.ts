@@ -3,7 +3,7 @@ import { ConversationInfoSchema } from '../../../contracts/agent-server/conversa
 import { StartConversationRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ConversationService } from '../../conversations/service.js';
 import { requireJsonBody } from '../json-body.js';
-import { jsonContent, validationErrorResponse } from '../responses.js';
+import { jsonContent, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
 export const startConversationRoute = createRoute({
   method: 'post',
@@ -16,6 +16,7 @@ export const startConversationRoute = createRoute({
     201: jsonContent(ConversationInfoSchema, 'The conversation was created'),
     200: jsonContent(ConversationInfoSchema, 'A conversation with that conversation_id already exists; it is unchanged'),
     ...validationErrorResponse,
+    ...workspaceUnusableResponse,
   },
 });
 

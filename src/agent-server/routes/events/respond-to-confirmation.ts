@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { ConversationService } from '../../conversations/service.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
-import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
 export const ConfirmationResponseRequestSchema = z.object({
   accept: z.boolean(),
@@ -25,6 +25,7 @@ export const respondToConfirmationRoute = createRoute({
     200: jsonContent(SuccessSchema, 'The answer is taken'),
     ...conversationNotFoundResponse,
     ...validationErrorResponse,
+    ...workspaceUnusableResponse,
   },
 });
 

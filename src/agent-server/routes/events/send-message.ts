@@ -3,7 +3,7 @@ import { SendMessageRequestSchema } from '../../../contracts/agent-server/conver
 import type { ConversationService } from '../../conversations/service.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
-import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
+import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
 export const sendMessageRoute = createRoute({
   method: 'post',
@@ -21,6 +21,7 @@ export const sendMessageRoute = createRoute({
     200: jsonContent(SuccessSchema, 'The message is stored'),
     ...conversationNotFoundResponse,
     ...validationErrorResponse,
+    ...workspaceUnusableResponse,
   },
 });
 
