@@ -19,6 +19,13 @@ export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
 export const OCI_RUNTIMES = ['runc', 'runsc'] as const;
 export type OciRuntime = (typeof OCI_RUNTIMES)[number];
 
+/**
+ * What a sandbox's own network lets it reach (our extension): `internet` reaches addresses beyond
+ * this machine; `none` reaches nothing outside itself. Neither reaches another sandbox or the host.
+ */
+export const SANDBOX_NETWORKS = ['internet', 'none'] as const;
+export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
+
 /** The exposed port clients and health checks use to reach a sandbox's agent-server. */
 export const AGENT_SERVER_PORT_NAME = 'AGENT_SERVER';
 /** Where our agent-server image listens inside its container. */

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
+import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
 
 // This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
 // invalid level would crash there with a stack trace instead of the one-line message below.
@@ -95,6 +96,16 @@ export const CONFIG_VARIABLES = {
     schema: z.enum(['auto', 'runc', 'runsc']),
     default: 'auto',
     help: 'OCI runtime of specs that name none: runsc (gVisor), runc, or auto (runsc when the engine has it, else runc with a warning).',
+  }),
+  SANDBOX_NETWORK_POOL: variable({
+    schema: z
+      .string()
+      .refine(
+        (value) => (parseCidr(value)?.prefix ?? Infinity) <= SANDBOX_SUBNET_PREFIX,
+        `must be an IPv4 block of /${SANDBOX_SUBNET_PREFIX} or larger, e.g. 10.213.0.0/16`,
+      ),
+    default: '10.213.0.0/16',
+    help: `Private IPv4 block the sandboxes' own networks take their /${SANDBOX_SUBNET_PREFIX} subnets from (blocks the host already routes are skipped).`,
   }),
   SANDBOX_BASE_IMAGE: variable({
     schema: z.string().min(1),

@@ -20,6 +20,7 @@ import { handOff, KICK_CHANNEL, START_TASK_CHANNEL } from './replicas/hand-off.j
 import { LeaseKeeper } from './replicas/lease-keeper.js';
 import { registerLeaseMetrics } from './replicas/lease-metrics.js';
 import { chooseDefaultRuntime } from './runtime/default-runtime.js';
+import { installFirewall } from './runtime/firewall.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
 import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-status.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
@@ -70,10 +71,19 @@ export async function startSandboxServer(
       ? { url: config.DATABASE_URL, queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 }
       : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
-  const runtime = dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE });
+  const runtime =
+    dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE, networkPool: config.SANDBOX_NETWORK_POOL });
   const availableRuntimes = await runtime.runtimes().catch(() => null);
   const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, availableRuntimes);
   if (defaultRuntime.warning) log.warn(defaultRuntime.warning);
+  // The host's firewall is the Docker runtime's business; a runtime passed in (tests) has none.
+  const firewallProblem = dependencies.runtime ? null : await installFirewall();
+  if (firewallProblem) {
+    log.warn(
+      `sandboxes can reach the host: the control plane could not install its firewall rules (${firewallProblem}); ` +
+        'run it as root with iptables on the host; until then specs with network "none" are refused',
+    );
+  }
   await ensureDefaultSandboxSpec(
     database.db,
     config.AGENT_SERVER_IMAGE,
@@ -137,7 +147,7 @@ export async function startSandboxServer(
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
-    runtimes: { default: defaultRuntime.runtime, available: availableRuntimes },
+    runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,
     events,

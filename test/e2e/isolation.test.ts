@@ -1,5 +1,7 @@
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
@@ -84,6 +86,99 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     // And the key still works: the control plane's proxy and the owner use it.
     expect((await fetch(`${neighbour.agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': key } })).status).toBe(200);
   });
+
+  /** The sandbox's one network: its own address there, and the host's (the bridge gateway). */
+  async function networkOf(sandboxId: string): Promise<{ name: string; address: string; gateway: string }> {
+    const [listed] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${sandboxId}`] } });
+    const networks = Object.entries((await engine.getContainer(listed!.Id).inspect()).NetworkSettings.Networks);
+    expect(networks).toHaveLength(1);
+    const [name, settings] = networks[0]!;
+    return { name, address: settings.IPAddress, gateway: settings.Gateway };
+  }
+
+  /** A TCP listener the test opens on one of the host's own addresses, counting who connects. */
+  async function listenOnHost(address: string): Promise<{ target: string; accepted: () => number; server: Server }> {
+    let accepted = 0;
+    const server = createServer((socket) => {
+      accepted++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, address, resolve));
+    return { target: `${address}:${(server.address() as AddressInfo).port}`, accepted: () => accepted, server };
+  }
+
+  async function connectFromHost(target: string): Promise<void> {
+    const [host, port] = target.split(':');
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), host, () => {
+        socket.destroy();
+        resolve();
+      }).on('error', reject);
+    });
+  }
+
+  /**
+   * Opens a TCP connection to each `address:port` from a shell in the sandbox (the agent's own
+   * route): "open", or how it failed (a dropped packet shows as "timeout").
+   */
+  async function probeFrom(sandboxId: string, targets: string[]): Promise<Record<string, string>> {
+    const script =
+      `const net = require("net"); Promise.all(${JSON.stringify(targets)}.map((t) => new Promise((done) => {` +
+      'const s = net.connect({ host: t.split(":")[0], port: Number(t.split(":")[1]) });' +
+      'const end = (r) => { s.destroy(); done([t, r]); };' +
+      's.setTimeout(5000, () => end("timeout")); s.on("connect", () => end("open")); s.on("error", (e) => end(e.code));' +
+      '}))).then((r) => console.log(JSON.stringify(Object.fromEntries(r))));';
+    const { stdout } = await bashIn(sandboxId, `node -e '${script}'`);
+    return JSON.parse(stdout);
+  }
+
+  // Everything probed is on this machine: the neighbour's address, and listeners on the host's
+  // docker0 address and on the host's side of each sandbox's own bridge.
+  it.each(['runc', 'runsc'] as const)(
+    'keeps a %s sandbox from its neighbour and the host, and one with network "none" from everything, both still served',
+    async (runtime) => {
+      const [online, offline] = await Promise.all([
+        startSandbox({ id: `online-${runtime}-${cp.instanceId}`, image: E2E_IMAGE, runtime }),
+        startSandbox({ id: `offline-${runtime}-${cp.instanceId}`, image: E2E_IMAGE, runtime, network: 'none' }),
+      ]);
+      const neighbourNet = await networkOf(neighbour.id);
+      const onlineNet = await networkOf(online.id);
+      const offlineNet = await networkOf(offline.id);
+      expect(new Set([neighbourNet.name, onlineNet.name, offlineNet.name]).size).toBe(3);
+      expect(onlineNet.name).not.toBe('bridge');
+      const docker0 = (await engine.getNetwork('bridge').inspect()).IPAM?.Config?.[0]?.Gateway as string;
+      const listeners = await Promise.all([docker0, onlineNet.gateway, offlineNet.gateway].map(listenOnHost));
+      try {
+        const [onDocker0, onOnlineBridge, onOfflineBridge] = listeners.map((l) => l.target) as [string, string, string];
+        // The targets are live: the host itself reaches the neighbour's agent-server and its own listeners.
+        await connectFromHost(`${neighbourNet.address}:8000`);
+        for (const listener of listeners) await connectFromHost(listener.target);
+        await vi.waitFor(() => expect(listeners.map((l) => l.accepted())).toEqual([1, 1, 1]));
+
+        const neighbourAgent = `${neighbourNet.address}:8000`;
+        // Each shell reaches its own agent-server (the probe works), and nothing else.
+        const fromOnline = await probeFrom(online.id, ['127.0.0.1:8000', neighbourAgent, onDocker0, onOnlineBridge]);
+        const fromOffline = await probeFrom(offline.id, ['127.0.0.1:8000', neighbourAgent, `${onlineNet.address}:8000`, onDocker0, onOfflineBridge]);
+        for (const results of [fromOnline, fromOffline]) {
+          const [own, ...others] = Object.entries(results);
+          expect(own).toEqual(['127.0.0.1:8000', 'open']);
+          for (const [target, result] of others) expect(result, target).not.toBe('open');
+        }
+        expect(listeners.map((l) => l.accepted())).toEqual([1, 1, 1]);
+      } finally {
+        for (const listener of listeners) listener.server.close();
+      }
+
+      // The control plane still serves all three through their published 127.0.0.1 ports.
+      for (const sandbox of [neighbour, online, offline]) {
+        expect((await cp.request('GET', `/api/v1/sandboxes/${sandbox.id}/agent/alive`)).status).toBe(200);
+      }
+      expect((await bashIn(offline.id, 'echo served offline')).stdout).toBe('served offline\n');
+      expect((await cp.request('GET', `/api/v1/sandbox-specs?id=offline-${runtime}-${cp.instanceId}`)).body[0].network).toBe('none');
+    },
+    // Two sandboxes start (gVisor's take a while on a loaded machine), then one 5 s probe each.
+    120_000,
+  );
 
   it('gives the default spec memory, process and CPU limits', async () => {
     const [spec] = (await cp.request('GET', `/api/v1/sandbox-specs?id=${encodeURIComponent(E2E_IMAGE)}`)).body;

@@ -36,11 +36,13 @@ export function testInstanceId(): string {
   return `test-${randomBytes(6).toString('hex')}`;
 }
 
-/** Removes every container and volume carrying the instance label. */
+/** Removes every container, volume and network carrying the instance label. */
 export async function removeInstanceResources(docker: Docker, instanceId: string): Promise<void> {
   const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
   const containers = await docker.listContainers({ all: true, filters });
   await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
   const { Volumes } = await docker.listVolumes({ filters });
   await Promise.all((Volumes ?? []).map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
+  const networks = await docker.listNetworks({ filters });
+  await Promise.all(networks.map((n) => docker.getNetwork(n.Id).remove().catch(() => undefined)));
 }

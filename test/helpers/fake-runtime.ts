@@ -5,12 +5,13 @@ import {
   type ContainerObservation,
   type ContainerRequest,
   ENGINE_DISCONNECTED,
+  type NetworkObservation,
   type RuntimeEvent,
   RuntimeError,
   type SandboxRuntime,
 } from '../../src/sandbox-server/runtime/runtime.js';
 
-type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'list' | 'inspect' | 'logs';
+type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'removeNetworks' | 'list' | 'listNetworks' | 'inspect' | 'logs';
 
 /** Test controls on top of the runtime contract: things that happen to containers behind our back. */
 export interface FakeRuntimeControls {
@@ -20,6 +21,10 @@ export interface FakeRuntimeControls {
   containers(): ContainerObservation[];
   /** Names of the data volumes that exist now. */
   volumes(): string[];
+  /** The sandbox networks that exist now. */
+  networks(): NetworkObservation[];
+  /** A network with our labels appears that this control plane did not create in this process. */
+  addNetwork(sandboxId: string): void;
   /** The container dies (killed from outside, or at its memory limit with `oomKilled`), now or at `finishedAt`. */
   kill(containerId: string, exitCode?: number, oomKilled?: boolean, finishedAt?: number): void;
   /** Someone runs `docker rm -f` on it. */
@@ -45,6 +50,8 @@ export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
 export function createFakeRuntime(): FakeRuntime {
   const containers = new Map<string, ContainerObservation>();
   const volumes = new Set<string>();
+  /** Network name -> its sandbox. */
+  const networks = new Map<string, string>();
   const watchers = new Set<(event: RuntimeEvent) => void>();
   const failures = new Map<Verb, Error>();
   const calls: { verb: Verb; target: string }[] = [];
@@ -110,6 +117,7 @@ export function createFakeRuntime(): FakeRuntime {
       const same = [...containers.values()].find((c) => c.sandboxId === request.sandboxId);
       if (same) return { ...same };
       volumes.add(request.dataVolume.name);
+      networks.set(request.network.name, request.sandboxId);
       const container = add(request.sandboxId, 'running', request.exposedPorts);
       emit(container, 'create');
       emit(container, 'start');
@@ -158,6 +166,20 @@ export function createFakeRuntime(): FakeRuntime {
       volumes.delete(name);
     },
 
+    async removeNetworks(sandboxId) {
+      await enter('removeNetworks', sandboxId);
+      // As Docker: a network with a container attached cannot be removed.
+      if ([...containers.values()].some((c) => c.sandboxId === sandboxId)) {
+        throw new RuntimeError(`a container of sandbox ${sandboxId} is still attached to its network`, false);
+      }
+      for (const [name, owner] of networks) if (owner === sandboxId) networks.delete(name);
+    },
+
+    async listNetworks() {
+      await enter('listNetworks', '');
+      return [...networks].map(([name, sandboxId]) => ({ name, sandboxId }));
+    },
+
     async list() {
       await enter('list', '');
       return [...containers.values()].map((c) => ({ ...c, hostPorts: { ...c.hostPorts } }));
@@ -181,6 +203,10 @@ export function createFakeRuntime(): FakeRuntime {
 
     containers: () => [...containers.values()].map((c) => ({ ...c })),
     volumes: () => [...volumes],
+    networks: () => [...networks].map(([name, sandboxId]) => ({ name, sandboxId })),
+    addNetwork(sandboxId) {
+      networks.set(`sandbox-server-net-${sandboxId}`, sandboxId);
+    },
 
     kill(containerId, exitCode = 137, oomKilled = false, finishedAt = Date.now()) {
       const container = existing(containerId);

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       SANDBOX_DEFAULT_PIDS: 512,
       SANDBOX_DEFAULT_CPUS: 1,
       SANDBOX_RUNTIME: 'auto',
+      SANDBOX_NETWORK_POOL: '10.213.0.0/16',
       SANDBOX_BASE_IMAGE: 'node:20-bookworm-slim',
       AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',
       SANDBOX_SERVER_INSTANCE: 'default',
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
       [{ PORT: '70000' }, 'invalid PORT="70000": Too big: expected number to be <=65535'],
       [{ MAX_RUNNING_SANDBOXES: '0' }, 'invalid MAX_RUNNING_SANDBOXES="0": Too small: expected number to be >=1'],
       [{ SANDBOX_SERVER_INSTANCE: 'a b' }, 'invalid SANDBOX_SERVER_INSTANCE="a b": must be 1-63 letters, digits, "_", "." or "-", starting with a letter or digit'],
+      [{ SANDBOX_NETWORK_POOL: '10.213.0.0/30' }, 'invalid SANDBOX_NETWORK_POOL="10.213.0.0/30": must be an IPv4 block of /29 or larger, e.g. 10.213.0.0/16'],
       [{ LOG_LEVEL: 'loud' }, 'invalid LOG_LEVEL="loud": Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env)).toThrow(new ConfigError(message));

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
-import { DESIRED_STATES, OCI_RUNTIMES, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
+import { DESIRED_STATES, OCI_RUNTIMES, SANDBOX_NETWORKS, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 import { DELIVERY_STATES } from '../../contracts/webhook.js';
@@ -24,6 +24,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   pidsLimit: integer('pids_limit'),
   /** The engine's OCI runtime for the spec's containers (our extension); rows from before it ran runc. */
   runtime: text('runtime', { enum: OCI_RUNTIMES }).notNull().default('runc'),
+  /** What its sandboxes' own networks reach (our extension); rows from before it reached the internet. */
+  network: text('network', { enum: SANDBOX_NETWORKS }).notNull().default('internet'),
   /** Pause a RUNNING sandbox after this long without activity (our extension). */
   idlePauseSeconds: integer('idle_pause_seconds'),
   /** Delete a sandbox this long after it was created (our extension). */

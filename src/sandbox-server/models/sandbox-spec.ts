@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { OCI_RUNTIMES } from '../../contracts/sandbox.js';
+import { OCI_RUNTIMES, SANDBOX_NETWORKS } from '../../contracts/sandbox.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 export const ExposedPortSchema = z
@@ -24,6 +24,10 @@ export const SandboxSpecInfoSchema = z
     memory_mb: z.number().int().nullable(),
     pids_limit: z.number().int().nullable(),
     runtime: z.enum(OCI_RUNTIMES).openapi({ description: 'OCI runtime of its containers (our extension): runsc is gVisor, runc plain Docker' }),
+    network: z.enum(SANDBOX_NETWORKS).openapi({
+      description:
+        'What each sandbox reaches from its own private network (our extension): internet, or none (nothing outside itself). Never another sandbox or the host.',
+    }),
     idle_pause_seconds: z.number().int().nullable(),
     ttl_seconds: z.number().int().nullable(),
     resume_on_access: z.boolean(),
@@ -76,6 +80,7 @@ export const CreateSandboxSpecRequestSchema = z
     pids_limit: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     /** Absent: the server's SANDBOX_RUNTIME. */
     runtime: z.enum(OCI_RUNTIMES).optional(),
+    network: z.enum(SANDBOX_NETWORKS).default('internet'),
     idle_pause_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     ttl_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     resume_on_access: z.boolean().default(true),

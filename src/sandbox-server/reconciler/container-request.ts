@@ -5,6 +5,10 @@ export function dataVolumeNameFor(sandboxId: string): string {
   return `sandbox-server-data-${sandboxId}`;
 }
 
+export function networkNameFor(sandboxId: string): string {
+  return `sandbox-server-net-${sandboxId}`;
+}
+
 /**
  * Where the agent-server image reads its session key at start (then deletes it). A file rather than
  * an environment variable: the agent's commands run as another user and can read neither it nor
@@ -16,7 +20,7 @@ export function secretFilesFor(row: SandboxRow): SecretFile[] {
   return [{ path: SESSION_KEY_PATH, content: row.sessionApiKey }];
 }
 
-/** The container a sandbox row asks for: its spec, plus its own session key and data volume. */
+/** The container a sandbox row asks for: its spec, plus its own session key, data volume and network. */
 export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataMountPath: string): ContainerRequest {
   return {
     sandboxId: row.id,
@@ -32,5 +36,6 @@ export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataM
     runtime: spec.runtime,
     secretFiles: secretFilesFor(row),
     dataVolume: { name: dataVolumeNameFor(row.id), mountPath: dataMountPath },
+    network: { name: networkNameFor(row.id), access: spec.network },
   };
 }

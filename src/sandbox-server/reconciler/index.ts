@@ -1,5 +1,5 @@
 export { checkAgentServerAlive } from './alive.js';
-export { containerRequestFor, dataVolumeNameFor } from './container-request.js';
+export { containerRequestFor, dataVolumeNameFor, networkNameFor } from './container-request.js';
 export { Reconciler, type ReconcilerOptions } from './loop.js';
 export { applyPolicies, decidePolicy, type PolicyDecision } from './policies.js';
 export { computeStatus, type ObservedStatus, type StatusInput } from './status.js';

@@ -236,11 +236,12 @@ export class Reconciler {
     // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
     const engineLostAt = this.engineLostAt;
     const only = engineLostAt === undefined ? requested : undefined;
-    // List before reading rows: every container listed was created from a row committed earlier,
-    // so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
+    // List before reading rows: every container or network listed was created from a row committed
+    // earlier, so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
     const started = performance.now();
     const observed = await this.runtime.list();
+    const networks = only ? [] : await this.runtime.listNetworks();
     const entries = await this.loadRows(only);
     if (!only) await this.applyPolicies(entries);
 
@@ -255,7 +256,7 @@ export class Reconciler {
     await forEachLimited(entries, PASS_CONCURRENCY, (entry) =>
       this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt),
     );
-    if (!only) await this.orphans.sweep(observed, new Set(entries.map((e) => e.row.id)), Date.now());
+    if (!only) await this.orphans.sweep(observed, networks, new Set(entries.map((e) => e.row.id)), Date.now());
     // Recovered, unless the engine went away again during this pass.
     if (engineLostAt !== undefined && this.engineLostAt === engineLostAt) {
       this.engineLostAt = undefined;
@@ -396,6 +397,8 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     unpause: (containerId) => limit(() => runtime.unpause(containerId)),
     remove: (containerId) => limit(() => runtime.remove(containerId)),
     removeVolume: (name) => limit(() => runtime.removeVolume(name)),
+    removeNetworks: (sandboxId) => limit(() => runtime.removeNetworks(sandboxId)),
+    listNetworks: () => runtime.listNetworks(),
     list: () => runtime.list(),
     inspect: (containerId) => runtime.inspect(containerId),
     logs: (containerId, lines) => runtime.logs(containerId, lines),

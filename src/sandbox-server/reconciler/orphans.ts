@@ -1,17 +1,18 @@
 import type { Logger } from '../../logger.js';
-import type { ContainerObservation, SandboxRuntime } from '../runtime/runtime.js';
+import type { ContainerObservation, NetworkObservation, SandboxRuntime } from '../runtime/runtime.js';
 import { dataVolumeNameFor } from './container-request.js';
 import { forEachLimited } from './limit.js';
 
 const REMOVE_CONCURRENCY = 8;
 
 /**
- * Removes containers carrying our instance label that no live row claims, with their data volumes,
- * once they have stayed unclaimed for the grace period. The grace covers a row committed after the
- * listing was taken, and a control plane sharing the label during a rolling restart.
+ * Removes containers and networks carrying our instance label that no live row claims (a container
+ * with its data volume), once they have stayed unclaimed for the grace period. The grace covers a
+ * row committed after the listing was taken, and a control plane sharing the label during a
+ * rolling restart. Containers go first: a network is removed only once nothing is attached to it.
  */
 export class OrphanSweeper {
-  /** Orphaned container id -> when a sweep first saw it. */
+  /** Orphaned container id or network name -> when a sweep first saw it. */
   private readonly seenAt = new Map<string, number>();
 
   constructor(
@@ -20,22 +21,48 @@ export class OrphanSweeper {
     private readonly log: Logger,
   ) {}
 
-  async sweep(observed: readonly ContainerObservation[], liveIds: ReadonlySet<string>, now: number): Promise<void> {
-    const orphans = observed.filter((c) => !liveIds.has(c.sandboxId));
-    const orphanIds = new Set(orphans.map((c) => c.containerId));
-    for (const containerId of this.seenAt.keys()) if (!orphanIds.has(containerId)) this.seenAt.delete(containerId);
+  async sweep(
+    containers: readonly ContainerObservation[],
+    networks: readonly NetworkObservation[],
+    liveIds: ReadonlySet<string>,
+    now: number,
+  ): Promise<void> {
+    const orphans = containers.filter((c) => !liveIds.has(c.sandboxId));
+    const orphanNetworks = networks.filter((n) => !liveIds.has(n.sandboxId));
+    const keys = new Set([...orphans.map((c) => c.containerId), ...orphanNetworks.map((n) => n.name)]);
+    for (const key of this.seenAt.keys()) if (!keys.has(key)) this.seenAt.delete(key);
+
+    /** Sandboxes whose orphaned container is still there, holding its network. */
+    const attached = new Set<string>();
     await forEachLimited(orphans, REMOVE_CONCURRENCY, async (orphan) => {
-      const seenAt = this.seenAt.get(orphan.containerId) ?? now;
-      this.seenAt.set(orphan.containerId, seenAt);
-      if (now - seenAt < this.graceMs) return;
+      attached.add(orphan.sandboxId);
+      if (!this.graceOver(orphan.containerId, now)) return;
       try {
         await this.runtime.remove(orphan.containerId);
         if (orphan.sandboxId) await this.runtime.removeVolume(dataVolumeNameFor(orphan.sandboxId));
         this.seenAt.delete(orphan.containerId);
+        attached.delete(orphan.sandboxId);
         this.log.info({ containerId: orphan.containerId, sandboxId: orphan.sandboxId }, 'removed orphaned container');
       } catch (error) {
         this.log.warn({ containerId: orphan.containerId, err: error }, 'could not remove orphaned container');
       }
     });
+    await forEachLimited(orphanNetworks, REMOVE_CONCURRENCY, async (orphan) => {
+      if (!this.graceOver(orphan.name, now) || attached.has(orphan.sandboxId)) return;
+      try {
+        await this.runtime.removeNetworks(orphan.sandboxId);
+        this.seenAt.delete(orphan.name);
+        this.log.info({ network: orphan.name, sandboxId: orphan.sandboxId }, 'removed orphaned network');
+      } catch (error) {
+        this.log.warn({ network: orphan.name, err: error }, 'could not remove orphaned network');
+      }
+    });
+  }
+
+  /** Records when `key` was first seen unclaimed; true once it has been so for the grace period. */
+  private graceOver(key: string, now: number): boolean {
+    const seenAt = this.seenAt.get(key) ?? now;
+    this.seenAt.set(key, seenAt);
+    return now - seenAt >= this.graceMs;
   }
 }

@@ -119,6 +119,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
         break;
       case 'remove':
         for (const containerId of step.containerIds) await ctx.runtime.remove(containerId);
+        await ctx.runtime.removeNetworks(row.id);
         await ctx.runtime.removeVolume(dataVolumeNameFor(row.id));
         container = null;
         finished = true;

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
@@ -7,6 +8,7 @@ import {
   type ContainerObservation,
   type ContainerRequest,
   ENGINE_DISCONNECTED,
+  type NetworkObservation,
   LABEL_AGENT_SERVER_VERSION,
   LABEL_INSTANCE,
   LABEL_PORT_PREFIX,
@@ -17,17 +19,26 @@ import {
   type SandboxRuntime,
   type SecretFile,
 } from './runtime.js';
+import { bridgeNameFor, formatCidr, type Ipv4Block, overlaps, parseCidr, parseRoutes, SANDBOX_SUBNET_PREFIX, subnetCandidates } from './sandbox-network.js';
 import { tarArchive } from './tar.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
   instanceId: string;
   docker?: Docker;
+  /** SANDBOX_NETWORK_POOL: the IPv4 block sandbox networks take their subnets from. */
+  networkPool?: string;
+  /** The host's routing table in /proc/net/route's format; '' when it cannot be read. */
+  readRoutes?: () => Promise<string>;
 }
+
+export const DEFAULT_NETWORK_POOL = '10.213.0.0/16';
 
 const WATCH_RECONNECT_MS = 1_000;
 const NAME_CONFLICT_ATTEMPTS = 20;
 const NAME_CONFLICT_WAIT_MS = 100;
+/** Subnets the engine refused as taken (by a network the routing table did not show yet) before giving up for this pass. */
+const SUBNET_ATTEMPTS = 8;
 
 /**
  * The Docker driver. The container name is derived from the sandbox id so that the engine itself
@@ -38,6 +49,55 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   const docker = options.docker ?? new Docker();
   const { instanceId } = options;
   const log = logger.child({ component: 'docker-runtime' });
+  const pool = networkPoolOf(options.networkPool ?? DEFAULT_NETWORK_POOL);
+  const readRoutes = options.readRoutes ?? (() => readFile('/proc/net/route', 'utf8').catch(() => ''));
+
+  /** The networks labelled as this sandbox's, oldest first (two control planes may have raced to create one). */
+  async function networksOf(sandboxId: string): Promise<Docker.NetworkInspectInfo[]> {
+    try {
+      const networks = await docker.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SANDBOX_ID}=${sandboxId}`] } });
+      return networks.sort((a, b) => a.Created.localeCompare(b.Created) || a.Id.localeCompare(b.Id));
+    } catch (error) {
+      throw toRuntimeError(error, 'list networks');
+    }
+  }
+
+  /**
+   * The sandbox's own network, created on first use or adopted (after a restart, or from a control
+   * plane that created it at the same time); returns its id. Subnets the host already routes are
+   * skipped, and one the engine says is taken moves on to the next.
+   */
+  async function ensureNetwork(request: ContainerRequest): Promise<string> {
+    const { name, access } = request.network;
+    const routed = parseRoutes(await readRoutes());
+    let refused = 0;
+    for (const subnet of subnetCandidates(request.sandboxId, pool)) {
+      if (routed.some((route) => overlaps(route, subnet))) continue;
+      try {
+        const network = await docker.createNetwork({
+          Name: name,
+          CheckDuplicate: true,
+          Driver: 'bridge',
+          IPAM: { Driver: 'default', Config: [{ Subnet: formatCidr(subnet) }] },
+          Options: { 'com.docker.network.bridge.name': bridgeNameFor(name, access) },
+          Labels: { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId },
+        });
+        return network.id;
+      } catch (error) {
+        // The bridge is named after the network, so either conflict means another create of this
+        // sandbox's network got there first (or a stranger holds the name).
+        const sameBridge = /same bridge name/i.test(dockerMessageOf(error));
+        if (statusCodeOf(error) === 409 || sameBridge) {
+          const [ours] = await networksOf(request.sandboxId);
+          if (ours) return ours.Id;
+          throw new RuntimeError(`network name ${name} is taken by a network this control plane does not own`, !sameBridge);
+        }
+        if (/overlaps/i.test(dockerMessageOf(error)) && ++refused < SUBNET_ATTEMPTS) continue;
+        throw toRuntimeError(error, 'create network');
+      }
+    }
+    throw new RuntimeError(`no free /${SANDBOX_SUBNET_PREFIX} subnet is left in SANDBOX_NETWORK_POOL ${formatCidr(pool)}`, false);
+  }
 
   async function inspect(containerId: string): Promise<ContainerObservation | undefined> {
     try {
@@ -112,9 +172,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     },
 
     async create(request) {
+      const networkId = await ensureNetwork(request);
       let containerId: string;
       try {
-        const container = await docker.createContainer(createOptionsFor(request, instanceId));
+        const container = await docker.createContainer(createOptionsFor(request, instanceId, networkId));
         containerId = container.id;
       } catch (error) {
         if (statusCodeOf(error) === 409) return adoptByName(request);
@@ -166,6 +227,26 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       } catch (error) {
         if (statusCodeOf(error) === 404) return;
         throw toRuntimeError(error, 'remove volume');
+      }
+    },
+
+    async removeNetworks(sandboxId) {
+      for (const network of await networksOf(sandboxId)) {
+        try {
+          await docker.getNetwork(network.Id).remove();
+        } catch (error) {
+          // 404: already gone. Anything else (a container still attached) is retried by a later pass.
+          if (statusCodeOf(error) !== 404) throw toRuntimeError(error, 'remove network');
+        }
+      }
+    },
+
+    async listNetworks() {
+      try {
+        const networks = await docker.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+        return networks.map((network): NetworkObservation => ({ name: network.Name, sandboxId: network.Labels?.[LABEL_SANDBOX_ID] ?? '' }));
+      } catch (error) {
+        throw toRuntimeError(error, 'list networks');
       }
     },
 
@@ -253,12 +334,18 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   };
 }
 
+function networkPoolOf(cidr: string): Ipv4Block {
+  const pool = parseCidr(cidr);
+  if (!pool) throw new Error(`the network pool ${cidr} is not an IPv4 block`);
+  return pool;
+}
+
 /** Docker names allow [a-zA-Z0-9_.-]; sandbox ids are expected to fit, and the engine says so when not. */
 export function containerNameFor(sandboxId: string): string {
   return `sandbox-server-${sandboxId}`;
 }
 
-function createOptionsFor(request: ContainerRequest, instanceId: string): Docker.ContainerCreateOptions {
+function createOptionsFor(request: ContainerRequest, instanceId: string, networkId: string): Docker.ContainerCreateOptions {
   const labels: Record<string, string> = {
     [LABEL_SANDBOX_ID]: request.sandboxId,
     [LABEL_SPEC_ID]: request.specId,
@@ -281,6 +368,8 @@ function createOptionsFor(request: ContainerRequest, instanceId: string): Docker
     Labels: labels,
     ExposedPorts: exposedPorts,
     HostConfig: {
+      // Its own network only: never Docker's default bridge, which every other container shares.
+      NetworkMode: networkId,
       PortBindings: portBindings,
       Mounts: [
         {

@@ -4,6 +4,7 @@
  * creating when a container with the sandbox's label already exists all succeed.
  */
 import type { ContainerState } from '../../contracts/container.js';
+import type { SandboxNetwork } from '../../contracts/sandbox.js';
 
 /** Labels every container we own carries; ownership is decided by label, never by name. */
 export const LABEL_SANDBOX_ID = 'sandbox-server.id';
@@ -47,6 +48,14 @@ export interface ContainerRequest {
   secretFiles: SecretFile[];
   /** Named volume mounted for the agent-server's data so events survive container restarts. */
   dataVolume: { name: string; mountPath: string };
+  /** The sandbox's own network, created with the container (or adopted) and its only network. */
+  network: { name: string; access: SandboxNetwork };
+}
+
+/** A network carrying our instance label. */
+export interface NetworkObservation {
+  name: string;
+  sandboxId: string;
 }
 
 /** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
@@ -94,6 +103,10 @@ export interface SandboxRuntime {
   remove(containerId: string): Promise<void>;
   /** Removes a sandbox's data volume; a missing volume is success. */
   removeVolume(name: string): Promise<void>;
+  /** Removes the networks labelled as the sandbox's once no container is attached; none is success. */
+  removeNetworks(sandboxId: string): Promise<void>;
+  /** Every network carrying our instance label. */
+  listNetworks(): Promise<NetworkObservation[]>;
   /** Every container carrying our instance label. */
   list(): Promise<ContainerObservation[]>;
   inspect(containerId: string): Promise<ContainerObservation | undefined>;

@@ -24,6 +24,11 @@ export interface EngineRuntimes {
   default: OciRuntime;
   /** What `docker info` listed at start; null when the engine could not be asked (nothing is refused). */
   available: readonly string[] | null;
+  /**
+   * Why the host firewall rules that keep a `none` network offline could not be installed; specs
+   * with network none are refused then. Absent or null: the rules are in place.
+   */
+  firewallProblem?: string | null;
 }
 
 /** The handle a transaction callback receives; it runs the same queries as Database. */

@@ -41,6 +41,7 @@ function sandboxRequest(image: string): ContainerRequest {
     workingDir: '/workspace',
     runtime: 'runc',
     secretFiles: [],
+    network: { name: `sandbox-server-net-${sandboxId}`, access: 'internet' },
     exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
     cpus: null,
     memoryMb: null,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../../src/sandbox-server/db/client.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../../../src/sandbox-server/db/schema.js';
-import { dataVolumeNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
+import { dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../../src/sandbox-server/runtime/index.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
 import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
@@ -36,6 +36,10 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     return reconciler;
   }
 
+  async function networksOf(sandboxId: string) {
+    return docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SANDBOX_ID}=${sandboxId}`] } });
+  }
+
   async function containersOf(sandboxId: string) {
     return docker!.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SANDBOX_ID}=${sandboxId}`] } });
   }
@@ -61,6 +65,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     const info = await container.inspect();
     expect(Object.values(info.NetworkSettings.Ports).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: String(port) }]);
     expect(info.HostConfig).toMatchObject({ NanoCpus: 1e9, Memory: 256 * 1024 * 1024, PidsLimit: 256, Privileged: false });
+    expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkNameFor(sandbox.id)]);
     // The key is a root-only file written before the start, never an environment variable.
     expect(info.Config.Env.join('\n')).not.toContain(sandbox.sessionApiKey);
     const archive = await container.getArchive({ path: '/run/sandbox-server/session-key' });
@@ -84,6 +89,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     expect(await containersOf(sandbox.id)).toEqual([]);
     const { Volumes } = await docker!.listVolumes({ filters: { name: [dataVolumeNameFor(sandbox.id)] } });
     expect(Volumes ?? []).toEqual([]);
+    expect(await networksOf(sandbox.id)).toEqual([]);
   });
 
   it('reports a container killed from outside as ERROR and one removed from outside as MISSING', async () => {
@@ -134,7 +140,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     expect((await docker!.getContainer(running.containerId!).inspect()).HostConfig.Runtime).toBe('runsc');
   });
 
-  it('removes a labelled container that no row claims once the grace period is over', async () => {
+  it('removes a labelled container and network that no row claims once the grace period is over', async () => {
     const orphanId = randomUUID();
     const stray = await createDockerRuntime({ instanceId, docker: docker! }).create({
       sandboxId: orphanId,
@@ -150,6 +156,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
       runtime: 'runc',
       secretFiles: [],
       dataVolume: { name: dataVolumeNameFor(orphanId), mountPath: '/data' },
+      network: { name: networkNameFor(orphanId), access: 'internet' },
     });
 
     await startReconciler({ orphanGraceMs: 500, intervalMs: 200 });
@@ -158,6 +165,11 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     await expect(docker!.getContainer(stray.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
     const { Volumes } = await docker!.listVolumes({ filters: { name: [dataVolumeNameFor(orphanId)] } });
     expect(Volumes ?? []).toEqual([]);
+    await vi.waitFor(async () => expect(await networksOf(orphanId)).toEqual([]), waitLong);
+    // A network left without its container (a crash between the two creates) goes the same way.
+    const strayNetwork = randomUUID();
+    await docker!.createNetwork({ Name: networkNameFor(strayNetwork), Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SANDBOX_ID]: strayNetwork } });
+    await vi.waitFor(async () => expect(await networksOf(strayNetwork)).toEqual([]), waitLong);
   });
 
   it('adopts sandboxes mid-start after a restart, overlapping the old control plane, without duplicates', async () => {
@@ -179,5 +191,11 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     }
     await after.reconcileOnce();
     expect(await docker!.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } })).toHaveLength(rows.length);
+    // Each kept its own network, the one its container is on, across the overlap; none was swept.
+    for (const row of rows) {
+      const [container] = await containersOf(row.id);
+      const info = await docker!.getContainer(container!.Id).inspect();
+      expect((await networksOf(row.id)).map((n) => n.Id)).toContain(info.HostConfig.NetworkMode);
+    }
   });
 });

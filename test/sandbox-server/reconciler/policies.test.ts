@@ -17,6 +17,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     memoryMb: null,
     pidsLimit: null,
     runtime: 'runc',
+    network: 'internet',
     idlePauseSeconds: null,
     ttlSeconds: null,
     resumeOnAccess: true,

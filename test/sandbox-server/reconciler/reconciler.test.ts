@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
-import { applyPolicies, dataVolumeNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
+import { applyPolicies, dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import { RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
@@ -42,7 +42,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     }
   }
 
-  const changes = () => fake.calls.filter((c) => c.verb !== 'list' && c.verb !== 'inspect');
+  const changes = () => fake.calls.filter((c) => c.verb !== 'list' && c.verb !== 'listNetworks' && c.verb !== 'inspect');
   const callsOf = (verb: string) => fake.calls.filter((c) => c.verb === verb);
 
   async function newSandbox(values: Partial<typeof sandboxes.$inferInsert> = {}, specValues = {}): Promise<SandboxRow> {
@@ -126,10 +126,12 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(fake.containers()[0]?.state).toBe('running');
     expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING');
 
+    expect(fake.networks()).toEqual([{ name: networkNameFor(sandbox.id), sandboxId: sandbox.id }]);
     await setDesired(handle.db, sandbox.id, 'DELETED');
     await passes(r, 1);
     expect(fake.containers()).toEqual([]);
     expect(fake.volumes()).toEqual([]);
+    expect(fake.networks()).toEqual([]);
     const row = await readSandbox(handle.db, sandbox.id);
     expect(row.deletedAt).toBeInstanceOf(Date);
     expect(row.status).toBe('MISSING');
@@ -153,15 +155,18 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(await readSandbox(handle.db, known.id)).toMatchObject({ status: 'RUNNING', containerId: running.containerId });
   });
 
-  it('removes a container no live row claims, with its volume, only after the grace period', async () => {
+  it('removes a container and a network no live row claims, with its volume, only after the grace period', async () => {
     const live = await newSandbox();
     const deleted = await newSandbox({ desiredState: 'DELETED', deletedAt: new Date() });
     fake.addContainer('no-such-sandbox');
+    fake.addNetwork('no-such-sandbox');
     fake.addContainer(deleted.id);
+    fake.addNetwork('network-only');
 
     const patient = reconciler({ orphanGraceMs: 60_000 });
     await passes(patient, 3);
     expect(fake.containers().map((c) => c.sandboxId).sort()).toEqual([deleted.id, live.id, 'no-such-sandbox'].sort());
+    expect(fake.networks().map((n) => n.sandboxId).sort()).toEqual([live.id, 'network-only', 'no-such-sandbox'].sort());
 
     const eager = reconciler({ orphanGraceMs: 1 });
     await passes(eager, 1);
@@ -169,6 +174,8 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     await passes(eager, 1);
     expect(fake.containers().map((c) => c.sandboxId)).toEqual([live.id]);
     expect(callsOf('removeVolume').map((c) => c.target).sort()).toEqual([dataVolumeNameFor(deleted.id), dataVolumeNameFor('no-such-sandbox')].sort());
+    // A network goes once its container has: in the same pass here, containers first.
+    expect(fake.networks().map((n) => n.sandboxId)).toEqual([live.id]);
   });
 
   it('turns a container removed behind its back MISSING and does not recreate it', async () => {

@@ -17,6 +17,7 @@ const DEFAULT_SPEC = {
   memory_mb: 2048,
   pids_limit: 512,
   runtime: 'runc',
+  network: 'internet',
   idle_pause_seconds: null,
   ttl_seconds: null,
   resume_on_access: true,
@@ -84,10 +85,28 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       expect((await t.call('GET', '/api/v1/sandbox-specs?id=python:3.12')).body).toEqual([body]);
     });
 
-    it('takes the runtime asked for, and refuses with 422 one the engine lacks or that does not exist', async () => {
+    it('takes the runtime and network asked for, and refuses with 422 what the engine or the host cannot give', async () => {
       expect((await t.call('POST', '/api/v1/sandbox-specs', { id: 'gvisor', image: 'img', runtime: 'runsc' })).body.runtime).toBe('runsc');
-      const plainOnly = await openTestApp(driver, { runtimes: { default: 'runc', available: ['io.containerd.runc.v2', 'runc'] } });
+      const plainOnly = await openTestApp(driver, {
+        runtimes: { default: 'runc', available: ['io.containerd.runc.v2', 'runc'], firewallProblem: 'iptables is not installed' },
+      });
       try {
+        // Without its firewall rules a "none" network would reach everything: refused, not pretended.
+        expect(await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'none' })).toEqual({
+          status: 422,
+          body: {
+            detail: [
+              {
+                loc: ['body', 'network'],
+                msg: 'network "none" needs host firewall rules the control plane could not install (iptables is not installed)',
+                type: 'value_error',
+              },
+            ],
+          },
+        });
+        const unknownNetwork = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'host' });
+        expect(unknownNetwork.body.detail[0]).toMatchObject({ loc: ['body', 'network'], type: 'enum' });
+        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { id: 'online', image: 'img', network: 'internet' })).body.network).toBe('internet');
         expect(await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', runtime: 'runsc' })).toEqual({
           status: 422,
           body: { detail: [{ loc: ['body', 'runtime'], msg: 'the Docker engine has no runtime "runsc" (it has: io.containerd.runc.v2, runc)', type: 'value_error' }] },
@@ -117,6 +136,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         memory_mb: 2048,
         pids_limit: 512,
         runtime: 'runsc',
+        network: 'none',
         idle_pause_seconds: 600,
         ttl_seconds: 86_400,
         resume_on_access: false,

@@ -31,6 +31,7 @@ function request(overrides: Partial<ContainerRequest> = {}): ContainerRequest {
     runtime: 'runc',
     secretFiles: [],
     dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
+    network: { name: `sandbox-server-net-${sandboxId}`, access: 'internet' },
     ...overrides,
   };
 }
@@ -74,6 +75,15 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
 
     expect(await runtime.list()).toContainEqual(created);
     expect(await runtime.inspect(created.containerId)).toEqual(created);
+
+    // Its own labelled network, its only one: a bridge named for the firewall, a /29 of the pool.
+    const network = await docker!.getNetwork(wanted.network.name).inspect();
+    expect(Object.keys(info.NetworkSettings.Networks)).toEqual([wanted.network.name]);
+    expect(info.HostConfig.NetworkMode).toBe(network.Id);
+    expect(network.Labels).toMatchObject({ [LABEL_INSTANCE]: instanceId, [LABEL_SANDBOX_ID]: wanted.sandboxId });
+    expect(network.Options?.['com.docker.network.bridge.name']).toMatch(/^sbxi[0-9a-f]{11}$/);
+    expect(network.IPAM?.Config?.[0]?.Subnet).toMatch(/^10\.213\.\d+\.\d+\/29$/);
+    expect(await runtime.listNetworks()).toContainEqual({ name: wanted.network.name, sandboxId: wanted.sandboxId });
   });
 
   it('adopts the existing container when asked to create one for the same sandbox again', async () => {
@@ -82,6 +92,10 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
 
     expect(second.containerId).toBe(first.containerId);
     expect((await runtime.list()).filter((c) => c.sandboxId === wanted.sandboxId)).toHaveLength(1);
+    // Both creates raced for the network too; the container is on one of the sandbox's networks.
+    const info = await docker!.getContainer(first.containerId).inspect();
+    const networks = await docker!.listNetworks({ filters: { label: [`${LABEL_SANDBOX_ID}=${wanted.sandboxId}`] } });
+    expect(networks.map((n) => n.Id)).toContain(info.HostConfig.NetworkMode);
   });
 
   it('pauses and unpauses for real, and repeating either is success', async () => {
@@ -114,11 +128,17 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
     expect(restarted?.hostPorts.AGENT_SERVER).toBeGreaterThan(0);
   });
 
-  it('removes the container and its volume, and removing again is success', async () => {
+  it('removes the container, its volume and its network, and removing again is success', async () => {
     const wanted = request();
     const { containerId } = await runtime.create(wanted);
 
+    // A network is removed only once its container is gone; until then the failure is retryable.
+    const early = await runtime.removeNetworks(wanted.sandboxId).catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(RuntimeError);
+    expect((early as RuntimeError).final).toBe(false);
     await runtime.remove(containerId);
+    await runtime.removeNetworks(wanted.sandboxId);
+    await runtime.removeNetworks(wanted.sandboxId);
     await runtime.remove(containerId);
     await runtime.removeVolume(wanted.dataVolume.name);
     await runtime.removeVolume(wanted.dataVolume.name);
@@ -127,6 +147,7 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
     expect((await runtime.list()).some((c) => c.containerId === containerId)).toBe(false);
     const { Volumes } = await docker!.listVolumes({ filters: { name: [wanted.dataVolume.name] } });
     expect(Volumes ?? []).toEqual([]);
+    expect(await docker!.listNetworks({ filters: { name: [wanted.network.name] } })).toEqual([]);
   });
 
   it('fails for good when the image does not exist', async () => {

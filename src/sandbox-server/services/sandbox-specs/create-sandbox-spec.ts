@@ -16,6 +16,10 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
   if (available && !available.includes(runtime)) {
     throw validationError('body', ['runtime'], `the Docker engine has no runtime "${runtime}" (it has: ${available.join(', ')})`);
   }
+  const { firewallProblem } = ctx.runtimes;
+  if (input.network === 'none' && firewallProblem) {
+    throw validationError('body', ['network'], `network "none" needs host firewall rules the control plane could not install (${firewallProblem})`);
+  }
   const values = {
     id: input.id ?? input.image,
     image: input.image,
@@ -27,6 +31,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     memoryMb: input.memory_mb,
     pidsLimit: input.pids_limit,
     runtime,
+    network: input.network,
     idlePauseSeconds: input.idle_pause_seconds,
     ttlSeconds: input.ttl_seconds,
     resumeOnAccess: input.resume_on_access,

@@ -15,6 +15,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow): SandboxSpecInfo {
     memory_mb: row.memoryMb,
     pids_limit: row.pidsLimit,
     runtime: row.runtime,
+    network: row.network,
     idle_pause_seconds: row.idlePauseSeconds,
     ttl_seconds: row.ttlSeconds,
     resume_on_access: row.resumeOnAccess,

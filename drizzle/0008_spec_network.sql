@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_specs" ADD COLUMN "network" text DEFAULT 'internet' NOT NULL;
