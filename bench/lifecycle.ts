@@ -191,6 +191,7 @@ async function removeLabelled(docker: Docker, instanceId: string): Promise<void>
   const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove();
+  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();
