@@ -11,7 +11,8 @@ import { spawn } from 'node:child_process';
 import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ConversationService } from '../src/agent-server/conversations/service.js';
+import { ConversationRegistry } from '../src/agent-server/conversations/registry.js';
+import { startConversation } from '../src/agent-server/services/conversations/start-conversation.js';
 import { StartConversationRequestSchema } from '../src/contracts/agent-server/conversation-requests.js';
 import { buildLogFile, fixtureDir } from './event-fixture.js';
 import { formatMs, formatRatio, percentile, printTable } from './measure.js';
@@ -70,15 +71,16 @@ export async function run(): Promise<void> {
 /** A data directory holding the bench's conversation, with an empty log. */
 async function dataDir(path: string): Promise<string> {
   await mkdir(path, { recursive: true });
-  const service = await ConversationService.open({ dataDir: path });
-  await service.start(
+  const conversations = await ConversationRegistry.open({ dataDir: path });
+  await startConversation(
+    { conversations },
     StartConversationRequestSchema.parse({
       conversation_id: CONVERSATION_ID,
       agent: { kind: 'Agent', llm: { model: 'bench', base_url: 'http://127.0.0.1:9/v1' } },
       workspace: { working_dir: '/tmp' },
     }),
   );
-  await service.close();
+  await conversations.close();
   return path;
 }
 

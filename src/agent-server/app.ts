@@ -12,7 +12,13 @@ import { bodyLimit, jsonDepthLimit } from '../http/request-guards/index.js';
 import { isValidSessionKey, requireSessionKey } from './auth.js';
 import { BashCommands } from './bash/bash-commands.js';
 import { BashEventLog } from './bash/bash-event-log.js';
-import { ConversationService } from './conversations/service.js';
+import { ConversationRegistry } from './conversations/registry.js';
+import type { ConversationContext } from './services/context.js';
+import { listConversationModels } from './services/conversations/list-conversation-models.js';
+import { getConversation } from './services/conversations/get-conversation.js';
+import { resumeConversations } from './services/conversations/resume-conversations.js';
+import { findEventLog } from './services/events/find-event-log.js';
+import { sendSocketMessage } from './services/events/send-socket-message.js';
 import { registerAcpConversationRoutes } from './routes/acp-conversations/index.js';
 import { registerBashRoutes } from './routes/bash/index.js';
 import { registerCatalogRoutes } from './routes/catalog/index.js';
@@ -21,7 +27,7 @@ import { registerEventRoutes } from './routes/events/index.js';
 import { registerGitRoutes } from './routes/git/index.js';
 import { registerDownloadTrajectory, registerFileRoutes } from './routes/files/index.js';
 import { registerServerDetails } from './routes/server-details.js';
-import { registerBashSocket, registerEventSocket } from './stream/index.js';
+import { registerBashSocket, registerEventSocket, type EventStreamSource } from './stream/index.js';
 
 /** The event import route, whose body is streamed (see jsonDepthLimit below). */
 const IMPORT_PATH = /^\/api\/conversations\/[^/]+\/events\/import$/;
@@ -45,7 +51,8 @@ export const DEFAULT_MAX_REQUEST_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface AgentServer {
   app: OpenAPIHono;
-  conversations: ConversationService;
+  /** What the conversation and event verbs (services/) take. */
+  ctx: ConversationContext;
   /** Attaches the WebSocket upgrade handler to the HTTP server that serves `app`. */
   injectWebSocket: NodeWebSocket['injectWebSocket'];
   /** Flushes metadata and closes the event logs; call after the HTTP server stopped. */
@@ -55,7 +62,9 @@ export interface AgentServer {
 /** The agent-server over a data directory: its conversations are loaded before this resolves. */
 export async function createAgentServerApp(options: AgentServerOptions): Promise<AgentServer> {
   const startedAtMs = Date.now();
-  const conversations = await ConversationService.open({ dataDir: options.dataDir, agentUser: options.agentUser });
+  const conversations = await ConversationRegistry.open({ dataDir: options.dataDir, agentUser: options.agentUser });
+  const ctx: ConversationContext = { conversations };
+  resumeConversations(ctx);
   const app = createApiApp();
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const metrics = createMetrics();
@@ -68,22 +77,31 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   // Imports check each record's depth as they stream it, rather than reading the body whole here.
   app.use('*', jsonDepthLimit({ skip: (c) => c.req.method === 'POST' && IMPORT_PATH.test(c.req.path) }));
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
-  registerConversationRoutes(app, conversations);
-  registerAcpConversationRoutes(app, conversations);
-  registerEventRoutes(app, conversations);
+  registerConversationRoutes(app, ctx);
+  registerAcpConversationRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
   const workspaceDir = options.workspaceDir ?? process.cwd();
   const bashEvents = await BashEventLog.open(join(options.dataDir, 'bash_events.ndjson'));
   const bashCommands = new BashCommands(bashEvents, workspaceDir, options.agentUser);
   registerBashRoutes(app, { commands: bashCommands, events: bashEvents });
   registerGitRoutes(app, { workspaceDir });
   registerFileRoutes(app, options.agentUser);
-  registerDownloadTrajectory(app, conversations);
-  await registerCatalogRoutes(app, { configuredModels: () => conversations.configuredModels() });
+  registerDownloadTrajectory(app, ctx);
+  await registerCatalogRoutes(app, { configuredModels: () => listConversationModels(ctx) });
   const isValidKey = (candidate: string | undefined) => isValidSessionKey(options.sessionKeys, candidate);
-  registerEventSocket(app, { upgradeWebSocket, source: conversations, isValidSessionKey: isValidKey });
+  registerEventSocket(app, { upgradeWebSocket, source: streamSource(ctx), isValidSessionKey: isValidKey });
   registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });
   registerMetricsRoute(app, metrics);
   registerApiDocs(app, { title: 'agent-server', version: packageJson.version });
 
-  return { app, conversations, injectWebSocket, close: () => conversations.close() };
+  return { app, ctx, injectWebSocket, close: () => conversations.close() };
+}
+
+/** The event stream's view of the conversations. */
+function streamSource(ctx: ConversationContext): EventStreamSource {
+  return {
+    eventLog: (conversationId) => findEventLog(ctx, conversationId),
+    fullState: async (conversationId) => getConversation(ctx, conversationId),
+    sendMessage: (conversationId, message) => sendSocketMessage(ctx, { conversationId, message }),
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * The contract of one conversation's durable event log. Implemented in this folder; used by the
- * conversation service, the HTTP routes and the WebSocket stream.
+ * conversation verbs, the HTTP routes and the WebSocket stream.
  *
  * Invariants:
  * - Positions are 0..size-1 in append order, with no gaps; an event never moves.

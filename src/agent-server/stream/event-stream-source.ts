@@ -1,6 +1,6 @@
 import type { EventLog } from '../store/index.js';
 
-/** What the event stream needs from the conversation service. */
+/** What the event stream needs from the conversations (app.ts builds it from the verbs). */
 export interface EventStreamSource {
   /** The conversation's event log, or undefined when there is no such conversation. */
   eventLog(conversationId: string): Promise<EventLog | undefined>;

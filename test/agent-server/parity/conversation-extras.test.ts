@@ -109,8 +109,7 @@ describe('conversation extras', () => {
   it('stores secrets, and answers 404 for a profile it does not have', async () => {
     const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
     await conversation.updateSecrets({ TOKEN: 'abc', OTHER: () => 'def' });
-    const stored = (agent.server.conversations as unknown as { conversations: Map<string, { metadata: { secrets: unknown } }> }).conversations;
-    expect(stored.get(conversation.id)!.metadata.secrets).toEqual({
+    expect(agent.server.ctx.conversations.find(conversation.id)!.metadata.secrets).toEqual({
       TOKEN: { kind: 'StaticSecret', value: 'abc' },
       OTHER: { kind: 'StaticSecret', value: 'def' },
     });

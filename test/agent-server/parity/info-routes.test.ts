@@ -15,6 +15,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/listening-agent-server.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+// After the helpers: they load @hono/zod-openapi, which must extend zod before any contract is built.
+import { startConversation } from '../../../src/agent-server/services/conversations/start-conversation.js';
 
 let root: string;
 let agent: ListeningAgentServer;
@@ -58,7 +60,7 @@ describe('information routes', () => {
   it("lists the configured models' providers and models, and verifies none", async () => {
     const llm = new LLMMetadataClient(keyed());
     try {
-      await agent.server.conversations.start({
+      await startConversation(agent.server.ctx, {
         agent: { kind: 'Agent', llm: { model: 'anthropic/claude-x' } },
         workspace: { working_dir: join(root, 'workspace') },
         confirmation_policy: { kind: 'NeverConfirm' },

@@ -3,6 +3,7 @@ import { isValidSessionKey } from '../../../src/agent-server/auth.js';
 import { SESSION_KEY_HEADER, startRequest } from '../../helpers/agent-server.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
+import { countConversations } from '../../../src/agent-server/services/conversations/count-conversations.js';
 
 let dataDir: string;
 let server: AgentServer;
@@ -37,7 +38,7 @@ describe('session API keys', () => {
       body: JSON.stringify(startRequest()),
     });
     expect(post.status).toBe(401);
-    expect(server.conversations.count()).toBe(0);
+    expect(countConversations(server.ctx)).toBe(0);
   });
 
   it('accepts any configured key', async () => {

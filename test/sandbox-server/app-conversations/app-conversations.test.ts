@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { appConversationStartTasks, sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { API_KEY, closeServer, type Harness, openHarness, startBrokenAgentServer } from './harness.js';
+import { getConversation } from '../../../src/agent-server/services/conversations/get-conversation.js';
 
 const TASK_FIELDS = [
   'agent_server_url',
@@ -117,7 +118,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(conversation.session_api_key).toBe(sandbox?.sessionApiKey);
 
     // The agent-server got the LLM settings, but they are never shown back.
-    const info = await h.agent.conversations.get(ready.app_conversation_id);
+    const info = getConversation(h.agent.ctx, ready.app_conversation_id);
     expect(JSON.stringify(info)).not.toContain('sk-never-shown');
     expect(JSON.stringify(conversation)).not.toContain('sk-never-shown');
 

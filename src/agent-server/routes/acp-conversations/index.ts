@@ -13,7 +13,12 @@ import {
   ConversationSearchQuerySchema,
   StartConversationRequestSchema,
 } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { batchGetConversations } from '../../services/conversations/batch-get-conversations.js';
+import { countConversations } from '../../services/conversations/count-conversations.js';
+import { getConversation } from '../../services/conversations/get-conversation.js';
+import { searchConversations } from '../../services/conversations/search-conversations.js';
+import { startConversation } from '../../services/conversations/start-conversation.js';
 import { MAX_BATCH } from '../conversations/batch-get-conversations.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
@@ -76,22 +81,22 @@ const getRoute = createRoute({
   responses: { 200: jsonContent(ConversationInfoSchema, 'The conversation'), ...conversationNotFoundResponse, ...validationErrorResponse },
 });
 
-export function registerAcpConversationRoutes(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerAcpConversationRoutes(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(startRoute, async (c) => {
-    const { info, created } = await conversations.start(c.req.valid('json'));
+    const { info, created } = await startConversation(ctx, c.req.valid('json'));
     return created ? c.json(info, 201) : c.json(info, 200);
   });
   app.openapi(batchGetRoute, (c) => {
     const { ids } = c.req.valid('query');
     if (ids.length > MAX_BATCH) throw new BadRequestError(`Too many ids: at most ${MAX_BATCH} per request`);
-    return c.json(conversations.batchGet(ids), 200);
+    return c.json(batchGetConversations(ctx, ids), 200);
   });
   // Before /{conversation_id}, which would otherwise take "search" and "count" for ids.
   app.openapi(searchRoute, (c) => {
     const query = c.req.valid('query');
-    const page = conversations.search({ status: query.status, sortOrder: query.sort_order, pageId: query.page_id, limit: query.limit });
+    const page = searchConversations(ctx, { status: query.status, sortOrder: query.sort_order, pageId: query.page_id, limit: query.limit });
     return c.json(page, 200);
   });
-  app.openapi(countRoute, (c) => c.json(conversations.count(c.req.valid('query').status), 200));
-  app.openapi(getRoute, (c) => c.json(conversations.get(c.req.valid('param').conversation_id), 200));
+  app.openapi(countRoute, (c) => c.json(countConversations(ctx, c.req.valid('query').status), 200));
+  app.openapi(getRoute, (c) => c.json(getConversation(ctx, c.req.valid('param').conversation_id), 200));
 }

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { getAgentFinalResponse } from '../../services/conversations/get-agent-final-response.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -18,9 +19,9 @@ export const agentFinalResponseRoute = createRoute({
   },
 });
 
-export function registerAgentFinalResponse(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerAgentFinalResponse(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(agentFinalResponseRoute, async (c) => {
-    const response = await conversations.agentFinalResponse(c.req.valid('param').conversation_id);
+    const response = await getAgentFinalResponse(ctx, c.req.valid('param').conversation_id);
     return c.json({ response }, 200);
   });
 }

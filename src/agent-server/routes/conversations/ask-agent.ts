@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { AskAgentRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { askAgent } from '../../services/conversations/ask-agent.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
@@ -25,9 +26,9 @@ export const askAgentRoute = createRoute({
   },
 });
 
-export function registerAskAgent(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerAskAgent(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(askAgentRoute, async (c) => {
-    const response = await conversations.askAgent(c.req.valid('param').conversation_id, c.req.valid('json').question);
+    const response = await askAgent(ctx, { conversationId: c.req.valid('param').conversation_id, question: c.req.valid('json').question });
     return c.json({ response }, 200);
   });
 }

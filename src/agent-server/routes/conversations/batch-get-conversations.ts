@@ -2,7 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { BadRequestError } from '../../../errors/index.js';
 import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
 import { BatchGetConversationsQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { batchGetConversations } from '../../services/conversations/batch-get-conversations.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 
 /** As in OpenHands: a batch get of more conversations than this is refused. */
@@ -21,10 +22,10 @@ export const batchGetConversationsRoute = createRoute({
   },
 });
 
-export function registerBatchGetConversations(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerBatchGetConversations(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(batchGetConversationsRoute, (c) => {
     const { ids } = c.req.valid('query');
     if (ids.length > MAX_BATCH) throw new BadRequestError(`Too many ids: at most ${MAX_BATCH} per request`);
-    return c.json(conversations.batchGet(ids), 200);
+    return c.json(batchGetConversations(ctx, ids), 200);
   });
 }

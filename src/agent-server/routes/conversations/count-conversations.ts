@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ConversationCountQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { countConversations } from '../../services/conversations/count-conversations.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 
 export const countConversationsRoute = createRoute({
@@ -15,6 +16,6 @@ export const countConversationsRoute = createRoute({
   },
 });
 
-export function registerCountConversations(app: OpenAPIHono, conversations: ConversationService): void {
-  app.openapi(countConversationsRoute, (c) => c.json(conversations.count(c.req.valid('query').status), 200));
+export function registerCountConversations(app: OpenAPIHono, ctx: ConversationContext): void {
+  app.openapi(countConversationsRoute, (c) => c.json(countConversations(ctx, c.req.valid('query').status), 200));
 }

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { deleteConversation } from '../../services/conversations/delete-conversation.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
 
@@ -16,9 +17,9 @@ export const deleteConversationRoute = createRoute({
   },
 });
 
-export function registerDeleteConversation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerDeleteConversation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(deleteConversationRoute, async (c) => {
-    await conversations.delete(c.req.valid('param').conversation_id);
+    await deleteConversation(ctx, c.req.valid('param').conversation_id);
     return c.json({ success: true }, 200);
   });
 }

@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
 import { ForkConversationRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { forkConversation } from '../../services/conversations/fork-conversation.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
@@ -24,9 +25,9 @@ export const forkConversationRoute = createRoute({
   },
 });
 
-export function registerForkConversation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerForkConversation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(forkConversationRoute, async (c) => {
-    const fork = await conversations.fork(c.req.valid('param').conversation_id, c.req.valid('json'));
+    const fork = await forkConversation(ctx, { conversationId: c.req.valid('param').conversation_id, request: c.req.valid('json') });
     return c.json(fork, 201);
   });
 }

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { GenerateTitleRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { generateConversationTitle } from '../../services/conversations/generate-conversation-title.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
@@ -26,9 +27,9 @@ export const generateTitleRoute = createRoute({
   },
 });
 
-export function registerGenerateTitle(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerGenerateTitle(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(generateTitleRoute, async (c) => {
-    const title = await conversations.generateTitle(c.req.valid('param').conversation_id, c.req.valid('json'));
+    const title = await generateConversationTitle(ctx, { conversationId: c.req.valid('param').conversation_id, request: c.req.valid('json') });
     return c.json({ title }, 200);
   });
 }

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { getConversation } from '../../services/conversations/get-conversation.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -17,6 +18,6 @@ export const getConversationRoute = createRoute({
   },
 });
 
-export function registerGetConversation(app: OpenAPIHono, conversations: ConversationService): void {
-  app.openapi(getConversationRoute, (c) => c.json(conversations.get(c.req.valid('param').conversation_id), 200));
+export function registerGetConversation(app: OpenAPIHono, ctx: ConversationContext): void {
+  app.openapi(getConversationRoute, (c) => c.json(getConversation(ctx, c.req.valid('param').conversation_id), 200));
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
 import { registerAgentFinalResponse } from './agent-final-response.js';
 import { registerAskAgent } from './ask-agent.js';
 import { registerBatchGetConversations } from './batch-get-conversations.js';
@@ -17,22 +17,22 @@ import { registerSwitchProfile } from './switch-profile.js';
 import { registerUpdateSecrets } from './update-secrets.js';
 import { registerUpdateConversation } from './update-conversation.js';
 
-export function registerConversationRoutes(app: OpenAPIHono, conversations: ConversationService): void {
-  registerStartConversation(app, conversations);
-  registerBatchGetConversations(app, conversations);
+export function registerConversationRoutes(app: OpenAPIHono, ctx: ConversationContext): void {
+  registerStartConversation(app, ctx);
+  registerBatchGetConversations(app, ctx);
   // Before /{conversation_id}, which would otherwise take "search" and "count" for ids.
-  registerSearchConversations(app, conversations);
-  registerCountConversations(app, conversations);
-  registerGetConversation(app, conversations);
-  registerUpdateConversation(app, conversations);
-  registerDeleteConversation(app, conversations);
-  registerRunConversation(app, conversations);
-  registerPauseConversation(app, conversations);
-  registerSetConfirmationPolicy(app, conversations);
-  registerAgentFinalResponse(app, conversations);
-  registerAskAgent(app, conversations);
-  registerGenerateTitle(app, conversations);
-  registerForkConversation(app, conversations);
-  registerSwitchProfile(app, conversations);
-  registerUpdateSecrets(app, conversations);
+  registerSearchConversations(app, ctx);
+  registerCountConversations(app, ctx);
+  registerGetConversation(app, ctx);
+  registerUpdateConversation(app, ctx);
+  registerDeleteConversation(app, ctx);
+  registerRunConversation(app, ctx);
+  registerPauseConversation(app, ctx);
+  registerSetConfirmationPolicy(app, ctx);
+  registerAgentFinalResponse(app, ctx);
+  registerAskAgent(app, ctx);
+  registerGenerateTitle(app, ctx);
+  registerForkConversation(app, ctx);
+  registerSwitchProfile(app, ctx);
+  registerUpdateSecrets(app, ctx);
 }

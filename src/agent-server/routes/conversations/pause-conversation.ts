@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { pauseConversation } from '../../services/conversations/pause-conversation.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
@@ -18,9 +19,9 @@ export const pauseConversationRoute = createRoute({
   },
 });
 
-export function registerPauseConversation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerPauseConversation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(pauseConversationRoute, async (c) => {
-    await conversations.pause(c.req.valid('param').conversation_id);
+    await pauseConversation(ctx, c.req.valid('param').conversation_id);
     return c.json({ success: true }, 200);
   });
 }

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { runConversation } from '../../services/conversations/run-conversation.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
@@ -17,9 +18,9 @@ export const runConversationRoute = createRoute({
   },
 });
 
-export function registerRunConversation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerRunConversation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(runConversationRoute, async (c) => {
-    await conversations.run(c.req.valid('param').conversation_id);
+    await runConversation(ctx, c.req.valid('param').conversation_id);
     return c.json({ success: true }, 200);
   });
 }

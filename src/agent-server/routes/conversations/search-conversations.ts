@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ConversationPageSchema } from '../../../contracts/agent-server/conversation-info.js';
 import { ConversationSearchQuerySchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { searchConversations } from '../../services/conversations/search-conversations.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 
 export const searchConversationsRoute = createRoute({
@@ -16,10 +17,10 @@ export const searchConversationsRoute = createRoute({
   },
 });
 
-export function registerSearchConversations(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerSearchConversations(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(searchConversationsRoute, (c) => {
     const query = c.req.valid('query');
-    const page = conversations.search({
+    const page = searchConversations(ctx, {
       status: query.status,
       sortOrder: query.sort_order,
       pageId: query.page_id,

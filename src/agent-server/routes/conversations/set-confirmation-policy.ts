@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { ConfirmationPolicySchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { setConfirmationPolicy } from '../../services/conversations/set-confirmation-policy.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
@@ -26,9 +27,9 @@ export const setConfirmationPolicyRoute = createRoute({
   },
 });
 
-export function registerSetConfirmationPolicy(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerSetConfirmationPolicy(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(setConfirmationPolicyRoute, async (c) => {
-    await conversations.setConfirmationPolicy(c.req.valid('param').conversation_id, c.req.valid('json').policy);
+    await setConfirmationPolicy(ctx, { conversationId: c.req.valid('param').conversation_id, policy: c.req.valid('json').policy });
     return c.json({ success: true }, 200);
   });
 }

@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ConversationInfoSchema } from '../../../contracts/agent-server/conversation-info.js';
 import { StartConversationRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { startConversation } from '../../services/conversations/start-conversation.js';
 import { requireJsonBody } from '../json-body.js';
 import { jsonContent, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
 
@@ -20,9 +21,9 @@ export const startConversationRoute = createRoute({
   },
 });
 
-export function registerStartConversation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerStartConversation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(startConversationRoute, async (c) => {
-    const { info, created } = await conversations.start(c.req.valid('json'));
+    const { info, created } = await startConversation(ctx, c.req.valid('json'));
     return created ? c.json(info, 201) : c.json(info, 200);
   });
 }

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { SwitchProfileRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { switchConversationProfile } from '../../services/conversations/switch-conversation-profile.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
@@ -21,8 +22,8 @@ export const switchProfileRoute = createRoute({
   },
 });
 
-export function registerSwitchProfile(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerSwitchProfile(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(switchProfileRoute, (c) =>
-    conversations.switchProfile(c.req.valid('param').conversation_id, c.req.valid('json').profile_name),
+    switchConversationProfile(ctx, { conversationId: c.req.valid('param').conversation_id, profileName: c.req.valid('json').profile_name }),
   );
 }

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { UpdateConversationRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { updateConversation } from '../../services/conversations/update-conversation.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
@@ -22,9 +23,9 @@ export const updateConversationRoute = createRoute({
   },
 });
 
-export function registerUpdateConversation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerUpdateConversation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(updateConversationRoute, async (c) => {
-    await conversations.update(c.req.valid('param').conversation_id, c.req.valid('json'));
+    await updateConversation(ctx, { conversationId: c.req.valid('param').conversation_id, request: c.req.valid('json') });
     return c.json({ success: true }, 200);
   });
 }

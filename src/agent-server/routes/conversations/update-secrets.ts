@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { UpdateSecretsRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { updateConversationSecrets } from '../../services/conversations/update-conversation-secrets.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
@@ -22,9 +23,9 @@ export const updateSecretsRoute = createRoute({
   },
 });
 
-export function registerUpdateSecrets(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerUpdateSecrets(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(updateSecretsRoute, async (c) => {
-    await conversations.updateSecrets(c.req.valid('param').conversation_id, c.req.valid('json').secrets);
+    await updateConversationSecrets(ctx, { conversationId: c.req.valid('param').conversation_id, secrets: c.req.valid('json').secrets });
     return c.json({ success: true }, 200);
   });
 }

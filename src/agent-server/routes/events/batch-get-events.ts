@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventSchema } from '../../../events/index.js';
-import { MAX_BATCH_EVENT_IDS, type ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { MAX_BATCH_EVENT_IDS, batchGetEvents } from '../../services/events/batch-get-events.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -26,9 +27,9 @@ export const batchGetEventsRoute = createRoute({
   },
 });
 
-export function registerBatchGetEvents(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerBatchGetEvents(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(batchGetEventsRoute, async (c) => {
-    const events = await conversations.batchGetEvents(c.req.valid('param').conversation_id, c.req.valid('query').event_ids);
+    const events = await batchGetEvents(ctx, { conversationId: c.req.valid('param').conversation_id, eventIds: c.req.valid('query').event_ids });
     return c.json(events, 200);
   });
 }

@@ -1,7 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventFilterQuerySchema } from '../../../contracts/agent-server/event-queries.js';
 import { eventFilterOf } from '../../conversations/event-queries.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { countEvents } from '../../services/events/count-events.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -18,9 +19,9 @@ export const countEventsRoute = createRoute({
   },
 });
 
-export function registerCountEvents(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerCountEvents(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(countEventsRoute, async (c) => {
-    const count = await conversations.countEvents(c.req.valid('param').conversation_id, eventFilterOf(c.req.valid('query')));
+    const count = await countEvents(ctx, { conversationId: c.req.valid('param').conversation_id, filter: eventFilterOf(c.req.valid('query')) });
     return c.json(count, 200);
   });
 }

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { exportEvents } from '../../services/events/export-events.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, validationErrorResponse } from '../responses.js';
 
@@ -23,9 +24,9 @@ export const exportEventsRoute = createRoute({
   },
 });
 
-export function registerExportEvents(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerExportEvents(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(exportEventsRoute, async (c) => {
-    const lines = await conversations.exportEvents(c.req.valid('param').conversation_id);
+    const lines = await exportEvents(ctx, c.req.valid('param').conversation_id);
     return c.body(streamOf(lines), 200, { 'Content-Type': NDJSON });
   });
 }

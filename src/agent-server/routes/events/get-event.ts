@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventSchema } from '../../../events/index.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { getEvent } from '../../services/events/get-event.js';
 import { EventPathSchema } from '../params.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -17,9 +18,9 @@ export const getEventRoute = createRoute({
   },
 });
 
-export function registerGetEvent(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerGetEvent(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(getEventRoute, async (c) => {
     const { conversation_id, event_id } = c.req.valid('param');
-    return c.json(await conversations.getEvent(conversation_id, event_id), 200);
+    return c.json(await getEvent(ctx, { conversationId: conversation_id, eventId: event_id }), 200);
   });
 }

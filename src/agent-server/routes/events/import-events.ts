@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventSchema } from '../../../events/index.js';
-import { readEventBatch } from '../../conversations/event-batch.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { importEvents } from '../../services/events/import-events.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -30,16 +30,13 @@ export const importEventsRoute = createRoute({
   },
 });
 
-export function registerImportEvents(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerImportEvents(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(importEventsRoute, async (c) => {
     const { conversation_id } = c.req.valid('param');
-    // Unknown conversations answer 404 before a large body is read and validated.
-    conversations.assertExists(conversation_id);
     // Streamed as it arrives (the JSON depth guard leaves this route's body alone), unless read already.
     const raw = c.req.raw;
     const body = raw.body && !raw.bodyUsed ? raw.body.pipeThrough(new TextDecoderStream()) : [await c.req.text()];
-    const events = await readEventBatch(body);
-    await conversations.importEvents(conversation_id, events);
-    return c.json({ success: true, count: events.length }, 200);
+    const count = await importEvents(ctx, { conversationId: conversation_id, body });
+    return c.json({ success: true, count }, 200);
   });
 }

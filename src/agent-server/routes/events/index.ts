@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
 import { registerBatchGetEvents } from './batch-get-events.js';
 import { registerCountEvents } from './count-events.js';
 import { registerExportEvents } from './export-events.js';
@@ -9,14 +9,14 @@ import { registerRespondToConfirmation } from './respond-to-confirmation.js';
 import { registerSearchEvents } from './search-events.js';
 import { registerSendMessage } from './send-message.js';
 
-export function registerEventRoutes(app: OpenAPIHono, conversations: ConversationService): void {
-  registerSendMessage(app, conversations);
+export function registerEventRoutes(app: OpenAPIHono, ctx: ConversationContext): void {
+  registerSendMessage(app, ctx);
   // Before /events/{event_id}, which would otherwise take these names for event ids.
-  registerSearchEvents(app, conversations);
-  registerCountEvents(app, conversations);
-  registerExportEvents(app, conversations);
-  registerImportEvents(app, conversations);
-  registerRespondToConfirmation(app, conversations);
-  registerGetEvent(app, conversations);
-  registerBatchGetEvents(app, conversations);
+  registerSearchEvents(app, ctx);
+  registerCountEvents(app, ctx);
+  registerExportEvents(app, ctx);
+  registerImportEvents(app, ctx);
+  registerRespondToConfirmation(app, ctx);
+  registerGetEvent(app, ctx);
+  registerBatchGetEvents(app, ctx);
 }

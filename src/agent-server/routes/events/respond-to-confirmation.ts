@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { respondToConfirmation } from '../../services/events/respond-to-confirmation.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
@@ -29,9 +30,9 @@ export const respondToConfirmationRoute = createRoute({
   },
 });
 
-export function registerRespondToConfirmation(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerRespondToConfirmation(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(respondToConfirmationRoute, async (c) => {
-    await conversations.respondToConfirmation(c.req.valid('param').conversation_id, c.req.valid('json'));
+    await respondToConfirmation(ctx, { conversationId: c.req.valid('param').conversation_id, response: c.req.valid('json') });
     return c.json({ success: true }, 200);
   });
 }

@@ -3,7 +3,8 @@ import { EventSchema } from '../../../events/index.js';
 import { pageSchema } from '../../../contracts/paging.js';
 import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
 import { eventQueryOf } from '../../conversations/event-queries.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { searchEvents } from '../../services/events/search-events.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -20,9 +21,9 @@ export const searchEventsRoute = createRoute({
   },
 });
 
-export function registerSearchEvents(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerSearchEvents(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(searchEventsRoute, async (c) => {
-    const page = await conversations.searchEvents(c.req.valid('param').conversation_id, eventQueryOf(c.req.valid('query')));
+    const page = await searchEvents(ctx, { conversationId: c.req.valid('param').conversation_id, query: eventQueryOf(c.req.valid('query')) });
     return c.json(page, 200);
   });
 }

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { SendMessageRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { sendMessage } from '../../services/events/send-message.js';
 import { requireJsonBody } from '../json-body.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, SuccessSchema, validationErrorResponse, workspaceUnusableResponse } from '../responses.js';
@@ -25,9 +26,9 @@ export const sendMessageRoute = createRoute({
   },
 });
 
-export function registerSendMessage(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerSendMessage(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(sendMessageRoute, async (c) => {
-    await conversations.postMessage(c.req.valid('param').conversation_id, c.req.valid('json'));
+    await sendMessage(ctx, { conversationId: c.req.valid('param').conversation_id, request: c.req.valid('json') });
     return c.json({ success: true }, 200);
   });
 }

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { ConversationService } from '../../conversations/service.js';
+import type { ConversationContext } from '../../services/context.js';
+import { exportConversationTrajectory } from '../../services/conversations/export-conversation-trajectory.js';
 import { ConversationPathSchema } from '../params.js';
 import { conversationNotFoundResponse, jsonContent, validationErrorResponse } from '../responses.js';
 
@@ -16,10 +17,10 @@ export const downloadTrajectoryRoute = createRoute({
   },
 });
 
-export function registerDownloadTrajectory(app: OpenAPIHono, conversations: ConversationService): void {
+export function registerDownloadTrajectory(app: OpenAPIHono, ctx: ConversationContext): void {
   app.openapi(downloadTrajectoryRoute, async (c) => {
     const id = c.req.valid('param').conversation_id;
-    const archive = await conversations.trajectory(id);
+    const archive = await exportConversationTrajectory(ctx, id);
     return c.body(new Uint8Array(archive), 200, {
       'content-type': 'application/octet-stream',
       'content-disposition': `attachment; filename="${id.replace(/-/g, '')}.zip"`,

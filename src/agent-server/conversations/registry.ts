@@ -1,0 +1,246 @@
+/**
+ * The conversations of one agent-server and their events, kept on disk:
+ *
+ *   <dataDir>/conversations/<uuid>/meta.json      settings and state, replaced atomically
+ *   <dataDir>/conversations/<uuid>/events.ndjson  the event log (../store), opened on first use
+ *   <dataDir>/conversations/<uuid>/events.ndjson.checkpoint  its index, so a large log opens fast
+ *
+ * Metadata lives in memory and is written through on every change; a conversation whose meta.json
+ * cannot be read at start is logged and skipped, never fatal. A directory without meta.json is what
+ * a crash leaves of a conversation being created (meta.json is written first) or deleted: it is
+ * removed at start.
+ *
+ * The registry is the state that outlives a request (open logs, running agent loops, pending
+ * metadata writes); the verbs in ../services/ read and change it one request at a time.
+ */
+import type { AgentUser } from '../agent-user.js';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
+import { NotFoundError } from '../../errors/index.js';
+import { logger } from '../../logger.js';
+import { EventLogUnavailableError, openEventLog, type EventLog } from '../store/index.js';
+import type { AgentRunner } from '../agent/index.js';
+import { AtomicJsonFile } from './atomic-json-file.js';
+import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
+import { createConversationRunner } from './conversation-runner.js';
+import { ConversationMetadataSchema, type ConversationMetadata } from './metadata.js';
+import { ConfirmationPolicySchema, ConversationExecutionStatusSchema } from '../../contracts/agent-server/conversation-requests.js';
+
+const METADATA_FILE = 'meta.json';
+const EVENTS_FILE = 'events.ndjson';
+
+export interface Conversation {
+  metadata: ConversationMetadata;
+  readonly directory: string;
+  readonly metadataFile: AtomicJsonFile;
+  /** Resolves once the conversation is durable; a second start with the same id waits for it. */
+  created: Promise<void>;
+  log?: Promise<EventLog<Event>>;
+  /** The agent loop, built on first use from the conversation's settings. */
+  runner?: Promise<AgentRunner>;
+  /** Callers of `runConversation` waiting for the loop to record `running`. */
+  readonly runningWaiters: Set<() => void>;
+}
+
+export interface ConversationRegistryOptions {
+  dataDir: string;
+  /** Who the agents' commands run as; the agent-server's own user when absent. */
+  agentUser?: AgentUser;
+}
+
+export class ConversationRegistry {
+  private readonly conversations = new Map<string, Conversation>();
+  private lastActivityMs = Date.now();
+
+  private constructor(
+    private readonly root: string,
+    private readonly agentUser: AgentUser | undefined,
+  ) {}
+
+  static async open(options: ConversationRegistryOptions): Promise<ConversationRegistry> {
+    const registry = new ConversationRegistry(join(options.dataDir, 'conversations'), options.agentUser);
+    await mkdir(registry.root, { recursive: true });
+    for (const entry of await readdir(registry.root, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !isConversationId(entry.name)) continue;
+      const directory = join(registry.root, entry.name);
+      const metadata = await readMetadata(join(directory, METADATA_FILE));
+      if (metadata === 'missing') await removeUnfinished(directory);
+      else if (metadata?.id === entry.name) registry.track(metadata);
+    }
+    return registry;
+  }
+
+  /** Milliseconds since the last conversation change (or since start), for /server_info. */
+  idleMillis(): number {
+    return Date.now() - this.lastActivityMs;
+  }
+
+  all(): ConversationMetadata[] {
+    return [...this.conversations.values()].map((c) => c.metadata);
+  }
+
+  /** The conversation under exactly this id (as a start or fork request names it). */
+  get(id: string): Conversation | undefined {
+    return this.conversations.get(id);
+  }
+
+  /** Ids reach the verbs from routes (canonical) and from the WebSocket path (as typed). */
+  find(id: string): Conversation | undefined {
+    return this.conversations.get(id.toLowerCase());
+  }
+
+  require(id: string): Conversation {
+    const conversation = this.find(id);
+    if (!conversation) throw new NotFoundError('Conversation not found');
+    return conversation;
+  }
+
+  async requireLog(id: string): Promise<EventLog<Event>> {
+    return this.openLog(this.require(id));
+  }
+
+  /** Tracks a new conversation and starts writing its directory and meta.json (`created`). */
+  create(metadata: ConversationMetadata): Conversation {
+    const conversation = this.track(metadata);
+    conversation.created = mkdir(conversation.directory, { recursive: true }).then(() => conversation.metadataFile.save());
+    return conversation;
+  }
+
+  /** Stops tracking a conversation whose creation failed; nothing of it is open yet. */
+  forget(id: string): void {
+    this.conversations.delete(id);
+  }
+
+  /** Stops its agent, waits for its writes, closes its log and removes it from disk. */
+  async remove(conversation: Conversation): Promise<void> {
+    this.conversations.delete(conversation.metadata.id);
+    await this.closeRunner(conversation);
+    await conversation.metadataFile.settled();
+    await this.closeLog(conversation);
+    await rm(conversation.directory, { recursive: true, force: true });
+  }
+
+  async changeMetadata(conversation: Conversation, change: Partial<ConversationMetadata>): Promise<void> {
+    conversation.metadata = { ...conversation.metadata, ...change, updated_at: nowTimestamp() };
+    this.lastActivityMs = Date.now();
+    await conversation.metadataFile.save();
+  }
+
+  async appendEvents(conversation: Conversation, events: readonly Event[], change: Partial<ConversationMetadata> = {}): Promise<void> {
+    const log = await this.openLog(conversation);
+    try {
+      await log.append(events);
+    } catch (error) {
+      // The log refuses appends after a failed write until it is reopened, which repairs its tail.
+      if (error instanceof EventLogUnavailableError) await this.closeLog(conversation);
+      throw error;
+    }
+    await this.changeMetadata(conversation, change);
+  }
+
+  openLog(conversation: Conversation): Promise<EventLog<Event>> {
+    if (!conversation.log) {
+      const file = join(conversation.directory, EVENTS_FILE);
+      const opening = conversation.created.then(() => openEventLog<Event>(file, { searchableText: messageSearchText, textVersion: MESSAGE_SEARCH_TEXT_VERSION }));
+      // A log that failed to open is not cached, so the next request tries again.
+      opening.catch(() => {
+        if (conversation.log === opening) conversation.log = undefined;
+      });
+      conversation.log = opening;
+    }
+    return conversation.log;
+  }
+
+  runnerOf(conversation: Conversation): Promise<AgentRunner> {
+    if (!conversation.runner) {
+      const creating = this.openLog(conversation).then((log) =>
+        createConversationRunner(conversation.metadata, log, (key, value) => this.recordState(conversation, key, value), this.agentUser),
+      );
+      creating.catch(() => {
+        if (conversation.runner === creating) conversation.runner = undefined;
+      });
+      conversation.runner = creating;
+    }
+    return conversation.runner;
+  }
+
+  /** Waits for pending metadata writes and closes every open event log. */
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.conversations.values()].map(async (conversation) => {
+        await this.closeRunner(conversation);
+        await conversation.metadataFile.settled();
+        await this.closeLog(conversation);
+      }),
+    );
+  }
+
+  private track(metadata: ConversationMetadata): Conversation {
+    const directory = join(this.root, metadata.id);
+    const conversation: Conversation = {
+      metadata,
+      directory,
+      created: Promise.resolve(),
+      runningWaiters: new Set(),
+      metadataFile: new AtomicJsonFile(join(directory, METADATA_FILE), () => conversation.metadata),
+    };
+    this.conversations.set(metadata.id, conversation);
+    return conversation;
+  }
+
+  /** The runner's state changes (it records them as events itself) mirrored into meta.json. */
+  private recordState(conversation: Conversation, key: string, value: JsonValue): void {
+    let change: Partial<ConversationMetadata> | undefined;
+    if (key === 'execution_status') {
+      const status = ConversationExecutionStatusSchema.safeParse(value);
+      if (status.success) change = { execution_status: status.data };
+    } else if (key === 'confirmation_policy') {
+      const policy = ConfirmationPolicySchema.safeParse(value);
+      if (policy.success) change = { confirmation_policy: policy.data };
+    }
+    if (!change || !this.conversations.has(conversation.metadata.id)) return;
+    if (change.execution_status === 'running') for (const waiter of conversation.runningWaiters) waiter();
+    this.changeMetadata(conversation, change).catch((error: unknown) =>
+      logger.error({ err: error, conversationId: conversation.metadata.id }, 'saving conversation state failed'),
+    );
+  }
+
+  private async closeRunner(conversation: Conversation): Promise<void> {
+    const creating = conversation.runner;
+    conversation.runner = undefined;
+    if (!creating) return;
+    try {
+      await (await creating).close();
+    } catch (error) {
+      logger.warn({ err: error, conversationId: conversation.metadata.id }, 'closing an agent runner failed');
+    }
+  }
+
+  private async closeLog(conversation: Conversation): Promise<void> {
+    const opening = conversation.log;
+    conversation.log = undefined;
+    if (!opening) return;
+    try {
+      await (await opening).close();
+    } catch (error) {
+      logger.warn({ err: error, conversationId: conversation.metadata.id }, 'closing an event log failed');
+    }
+  }
+}
+
+/** The metadata in `file`; undefined when it cannot be read (logged), 'missing' when there is none. */
+async function readMetadata(file: string): Promise<ConversationMetadata | undefined | 'missing'> {
+  try {
+    return ConversationMetadataSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    logger.warn({ err: error, file }, 'skipping a conversation whose metadata cannot be read');
+    return undefined;
+  }
+}
+
+async function removeUnfinished(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+  logger.info({ directory }, 'removed a conversation directory without meta.json, left by a crash');
+}
