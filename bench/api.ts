@@ -13,6 +13,7 @@ import { openDatabase } from '../src/sandbox-server/db/client.js';
 import { sandboxes } from '../src/sandbox-server/db/schema.js';
 import { newSandboxId, newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
 import { searchSandboxes } from '../src/sandbox-server/services/sandboxes/search-sandboxes.js';
+import { NO_SNAPSHOT_ENGINE } from '../src/sandbox-server/services/snapshots/no-engine.js';
 import { ensureDefaultSandboxSpec } from '../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { formatMs, formatRatio, measure, printTable } from './measure.js';
 
@@ -48,7 +49,7 @@ async function benchOne(name: string, url: string | undefined): Promise<string[]
         createdAt: new Date(now - i * 1000),
       })),
     );
-    const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS, runtimes: { default: 'runc' as const, available: null } };
+    const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS, runtimes: { default: 'runc' as const, available: null }, snapshots: NO_SNAPSHOT_ENGINE };
     const { app } = createSandboxServerApp({ ...ctx, apiKeys: [API_KEY], events: new EventFeed() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));

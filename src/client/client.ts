@@ -25,7 +25,9 @@ import type {
   SearchLifecycleEventsQuery,
   SearchSandboxesQuery,
   SearchSandboxSpecsQuery,
+  SearchSnapshotsQuery,
   SearchStartTasksQuery,
+  SnapshotInfo,
   SendMessageRequest,
   StartSandboxRequest,
   StartTaskFilter,
@@ -97,6 +99,12 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       delete: (id: string) => t.json<Success>('deleteSandboxSpec', { params: { id } }),
     },
 
+    snapshots: {
+      search: (query: SearchSnapshotsQuery = {}) => t.json<Page<SnapshotInfo>>('searchSnapshots', { query }),
+      batchGet: (ids: readonly string[]) => t.json<(SnapshotInfo | null)[]>('batchGetSnapshots', { query: { id: ids } }),
+      delete: (id: string) => t.json<Success>('deleteSnapshot', { params: { id } }),
+    },
+
     sandboxes: {
       search: (query: SearchSandboxesQuery = {}) => t.json<Page<SandboxInfo>>('searchSandboxes', { query }),
       batchGet: (ids: readonly string[]) => t.json<(SandboxInfo | null)[]>('batchGetSandboxes', { query: { id: ids } }),
@@ -105,6 +113,10 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       pause: (id: string) => t.json<Success>('pauseSandbox', { params: { id } }),
       resume: (id: string) => t.json<Success>('resumeSandbox', { params: { id } }),
       delete: (id: string) => t.json<Success>('deleteSandbox', { params: { id } }),
+      /** Snapshots the sandbox (pausing it for that instant if it runs). */
+      snapshot: (id: string, name?: string) => t.json<SnapshotInfo>('takeSnapshot', { params: { id }, json: name === undefined ? {} : { name } }),
+      /** Snapshot + start from it: the new sandbox, STARTING. */
+      fork: (id: string, name?: string) => t.json<SandboxInfo>('forkSandbox', { params: { id }, json: name === undefined ? {} : { name } }),
       /** The sandbox's agent-server, reached through the control plane (which adds its session key). */
       agent,
     },

@@ -23,6 +23,12 @@ export const SANDBOX_SERVER_OPERATIONS = {
   resumeSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/resume' },
   deleteSandbox: { method: 'delete', path: '/api/v1/sandboxes/{id}' },
 
+  takeSnapshot: { method: 'post', path: '/api/v1/sandboxes/{id}/snapshots' },
+  forkSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/fork' },
+  searchSnapshots: { method: 'get', path: '/api/v1/snapshots/search' },
+  batchGetSnapshots: { method: 'get', path: '/api/v1/snapshots' },
+  deleteSnapshot: { method: 'delete', path: '/api/v1/snapshots/{id}' },
+
   agentGet: { method: 'get', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentPost: { method: 'post', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentPut: { method: 'put', path: '/api/v1/sandboxes/{id}/agent/{path}' },

@@ -29,6 +29,7 @@ import type {
 } from '../sandbox-server/models/webhook.js';
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
+import type { SearchSnapshotsQuerySchema, SnapshotInfoSchema } from '../sandbox-server/models/snapshot.js';
 
 /** A query as the server reads it, every parameter optional (the server fills in its defaults). */
 type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
@@ -48,6 +49,9 @@ export type SandboxInfo = z.output<typeof SandboxInfoSchema>;
 export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
 export type SearchSandboxesQuery = QueryOf<typeof SearchSandboxesQuerySchema>;
 export type StartSandboxRequest = z.input<typeof StartSandboxRequestSchema>;
+
+export type SnapshotInfo = z.output<typeof SnapshotInfoSchema>;
+export type SearchSnapshotsQuery = QueryOf<typeof SearchSnapshotsQuerySchema>;
 
 export type AppConversation = z.output<typeof AppConversationSchema>;
 export type AppConversationStartRequest = z.input<typeof AppConversationStartRequestSchema>;

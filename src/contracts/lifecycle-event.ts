@@ -11,7 +11,7 @@ import { START_TASK_STATUSES, type StartTaskStatus } from './start-task.js';
  * list below) when those features land; subscribers filter on the type, so new ones do not disturb
  * old receivers.
  */
-export const SUBJECT_KINDS = ['sandbox', 'start_task'] as const;
+export const SUBJECT_KINDS = ['sandbox', 'start_task', 'snapshot'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 type Lowered<Prefix extends string, T extends readonly string[]> = { readonly [K in keyof T]: `${Prefix}.${Lowercase<T[K]>}` };
@@ -26,7 +26,10 @@ export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SAN
 /** One per start-task status: `start_task.working` ... `start_task.ready`, `start_task.error`. */
 export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES);
 
-export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES] as const;
+/** A snapshot was taken (its `sandbox_id` the sandbox it was taken of) or deleted. */
+export const SNAPSHOT_EVENT_TYPES = ['snapshot.created', 'snapshot.deleted'] as const;
+
+export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES, ...SNAPSHOT_EVENT_TYPES] as const;
 export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
 
 /** The event a sandbox's new status announces. */

@@ -22,7 +22,9 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
-import type { EngineRuntimes, ReconcilerKick } from './services/context.js';
+import type { EngineRuntimes, ReconcilerKick, SnapshotEngine } from './services/context.js';
+import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
+import { registerSnapshotRoutes } from './routes/snapshots/index.js';
 
 export interface SandboxServerAppOptions {
   db: Database;
@@ -46,6 +48,8 @@ export interface SandboxServerAppOptions {
    * lease, or has not yet started); dropped when absent, to be resumed by `startTasks.start()`.
    */
   handOffStartTask?: (taskId: string) => void;
+  /** The engine and reconciler behind snapshots; absent, snapshot verbs answer 503. */
+  snapshots?: SnapshotEngine;
   /** Largest request body accepted on /api, proxied requests excepted; 4 MB when absent. */
   maxRequestBodyBytes?: number;
 }
@@ -68,7 +72,8 @@ const DEFAULT_APP_CONVERSATION_SETTINGS: AppConversationSettings = {
 
 /**
  * The control plane's HTTP API. /alive, /health, /metrics, /docs and /openapi.json are open; everything under /api
- * needs an API key. Handlers only write intent and kick the reconciler; they never call Docker.
+ * needs an API key. Handlers write intent and kick the reconciler; only snapshots reach the engine,
+ * through the runtime interface (SnapshotEngine).
  */
 export function createSandboxServerApp(options: SandboxServerAppOptions): SandboxServerApp {
   const app = createApiApp();
@@ -92,6 +97,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     },
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },
+    snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
     agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),
   };
@@ -113,6 +119,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   app.use('/api/*', rejectNulBytes({ skip: isProxied }));
   registerSandboxSpecRoutes(app, ctx);
   registerSandboxRoutes(app, ctx);
+  registerSnapshotRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
   registerEventRoutes(app, { ctx: { ...ctx, feed: options.events }, upgradeWebSocket });
@@ -122,7 +129,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerApiDocs(app, {
     title: 'sandbox-server',
     version: '1',
-    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, app conversations, lifecycle events, webhooks and a proxy to each sandbox agent-server.',
+    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks and a proxy to each sandbox agent-server.',
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
   return { app, injectWebSocket, startTasks };

@@ -72,7 +72,8 @@ export async function startSandboxServer(
       : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
   const runtime =
-    dependencies.runtime ?? createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE, networkPool: config.SANDBOX_NETWORK_POOL });
+    dependencies.runtime ??
+    createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE, networkPool: config.SANDBOX_NETWORK_POOL, copyImage: config.AGENT_SERVER_IMAGE });
   const availableRuntimes = await runtime.runtimes().catch(() => null);
   const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, availableRuntimes);
   if (defaultRuntime.warning) log.warn(defaultRuntime.warning);
@@ -148,6 +149,7 @@ export async function startSandboxServer(
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
+    snapshots: { runtime, hold: (sandboxId, work) => reconciler.hold(sandboxId, work) },
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,
     events,

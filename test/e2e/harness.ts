@@ -20,17 +20,25 @@ export interface E2eControlPlane {
   url: string;
   instanceId: string;
   apiKey: string;
+  dataDir: string;
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Polls the sandbox until it has `status`. */
   sandboxUntil(id: string, status: string): Promise<any>;
-  close(): Promise<void>;
+  /** Stops the server; its data directory is removed unless `keepData` (for a restart). */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
-/** The real control plane (PGlite, the Docker runtime, the reconciler) on a free port. */
-export async function startE2eControlPlane(env: Record<string, string> = {}): Promise<E2eControlPlane> {
-  const dataDir = await makeTempDir('e2e-control-plane-');
-  const apiKey = `e2e-${randomBytes(12).toString('hex')}`;
-  const instanceId = `e2e-${randomBytes(6).toString('hex')}`;
+/**
+ * The real control plane (PGlite, the Docker runtime, the reconciler) on a free port. `restart`
+ * starts it again on the state of one that was closed with `keepData`: its database and instance.
+ */
+export async function startE2eControlPlane(
+  env: Record<string, string> = {},
+  restart?: { dataDir: string; instanceId: string; apiKey: string },
+): Promise<E2eControlPlane> {
+  const dataDir = restart?.dataDir ?? (await makeTempDir('e2e-control-plane-'));
+  const apiKey = restart?.apiKey ?? `e2e-${randomBytes(12).toString('hex')}`;
+  const instanceId = restart?.instanceId ?? `e2e-${randomBytes(6).toString('hex')}`;
   const server: RunningSandboxServer = await startSandboxServer(
     loadConfig({
       PORT: '0',
@@ -55,6 +63,7 @@ export async function startE2eControlPlane(env: Record<string, string> = {}): Pr
     url: server.url,
     instanceId,
     apiKey,
+    dataDir,
     request,
     sandboxUntil: (id, status) =>
       vi.waitFor(
@@ -65,9 +74,9 @@ export async function startE2eControlPlane(env: Record<string, string> = {}): Pr
         },
         { timeout: 60_000, interval: 100 },
       ),
-    async close() {
+    async close(options = {}) {
       await server.close();
-      await removeDir(dataDir);
+      if (!options.keepData) await removeDir(dataDir);
     },
   };
 }

@@ -36,7 +36,7 @@ export function testInstanceId(): string {
   return `test-${randomBytes(6).toString('hex')}`;
 }
 
-/** Removes every container, volume and network carrying the instance label. */
+/** Removes every container, volume, network and image (snapshots) carrying the instance label. */
 export async function removeInstanceResources(docker: Docker, instanceId: string): Promise<void> {
   const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
   const containers = await docker.listContainers({ all: true, filters });
@@ -45,4 +45,6 @@ export async function removeInstanceResources(docker: Docker, instanceId: string
   await Promise.all((Volumes ?? []).map((v) => docker.getVolume(v.Name).remove().catch(() => undefined)));
   const networks = await docker.listNetworks({ filters });
   await Promise.all(networks.map((n) => docker.getNetwork(n.Id).remove().catch(() => undefined)));
+  const images = await docker.listImages({ filters });
+  await Promise.all(images.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
 }

@@ -9,9 +9,25 @@ import {
   type RuntimeEvent,
   RuntimeError,
   type SandboxRuntime,
+  type SnapshotObservation,
 } from '../../src/sandbox-server/runtime/runtime.js';
 
-type Verb = 'create' | 'start' | 'pause' | 'unpause' | 'remove' | 'removeVolume' | 'removeNetworks' | 'list' | 'listNetworks' | 'inspect' | 'logs';
+type Verb =
+  | 'create'
+  | 'start'
+  | 'pause'
+  | 'unpause'
+  | 'remove'
+  | 'removeVolume'
+  | 'removeNetworks'
+  | 'list'
+  | 'listNetworks'
+  | 'inspect'
+  | 'logs'
+  | 'snapshot'
+  | 'restoreVolume'
+  | 'removeSnapshot'
+  | 'listSnapshots';
 
 /** Test controls on top of the runtime contract: things that happen to containers behind our back. */
 export interface FakeRuntimeControls {
@@ -52,6 +68,7 @@ export function createFakeRuntime(): FakeRuntime {
   const volumes = new Set<string>();
   /** Network name -> its sandbox. */
   const networks = new Map<string, string>();
+  const images = new Map<string, string>();
   const watchers = new Set<(event: RuntimeEvent) => void>();
   const failures = new Map<Verb, Error>();
   const calls: { verb: Verb; target: string }[] = [];
@@ -194,6 +211,39 @@ export function createFakeRuntime(): FakeRuntime {
     async logs(containerId) {
       await enter('logs', containerId);
       return logs.get(containerId) ?? '';
+    },
+
+    async snapshot(request) {
+      await enter('snapshot', request.containerId);
+      existing(request.containerId);
+      const image = `snapshot:${request.snapshotId}`;
+      const volume = `snapshot-${request.snapshotId}`;
+      images.set(image, request.snapshotId);
+      volumes.add(volume);
+      return { image, volume, sizeBytes: 0 };
+    },
+
+    async restoreVolume(snapshot, target) {
+      await enter('restoreVolume', target.name);
+      if (!volumes.has(snapshot.volume)) throw new RuntimeError(`no such volume ${snapshot.volume}`, true);
+      volumes.add(target.name);
+    },
+
+    async removeSnapshot(snapshot) {
+      await enter('removeSnapshot', snapshot.image ?? snapshot.volume ?? '');
+      if (snapshot.image) images.delete(snapshot.image);
+      if (snapshot.volume) volumes.delete(snapshot.volume);
+    },
+
+    async listSnapshots() {
+      await enter('listSnapshots', '');
+      const found = new Map<string, SnapshotObservation>();
+      for (const [image, snapshotId] of images) found.set(snapshotId, { snapshotId, image, volume: null });
+      for (const volume of volumes) {
+        const snapshotId = volume.startsWith('snapshot-') ? volume.slice('snapshot-'.length) : undefined;
+        if (snapshotId) found.set(snapshotId, { snapshotId, image: found.get(snapshotId)?.image ?? null, volume });
+      }
+      return [...found.values()];
     },
 
     watch(onEvent) {

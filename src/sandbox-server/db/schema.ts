@@ -71,6 +71,10 @@ export const sandboxes = pgTable(
     observedGeneration: integer('observed_generation').notNull().default(0),
     /** The agent-server version label of the sandbox's image, as its container shows it. */
     agentServerVersion: text('agent_server_version'),
+    /** The snapshot it was started from (its data volume began as the snapshot's copy); null for most. */
+    snapshotId: text('snapshot_id'),
+    /** The image its containers run instead of the spec's: the snapshot's. */
+    image: text('image'),
     lastActiveAt: timestamp('last_active_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -79,8 +83,34 @@ export const sandboxes = pgTable(
   (t) => [
     index('sandboxes_created_at_idx').on(t.createdAt, t.id),
     index('sandboxes_live_idx').on(t.status).where(sql`${t.deletedAt} IS NULL`),
+    index('sandboxes_snapshot_idx').on(t.snapshotId).where(sql`${t.snapshotId} IS NOT NULL`),
   ],
 );
+
+/**
+ * A snapshot of a sandbox: its container's files as an image and its data volume as a copy, both in
+ * the engine under the snapshot's labels. The row is the claim: image and volume no row claims are
+ * swept. Deleting removes the row (in the transaction of its `snapshot.deleted` event), then them.
+ */
+export const snapshots = pgTable(
+  'snapshots',
+  {
+    id: text('id').primaryKey(),
+    name: text('name'),
+    /** The sandbox it was taken of; that sandbox may since have been deleted. */
+    sandboxId: text('sandbox_id').notNull(),
+    specId: text('spec_id')
+      .notNull()
+      .references(() => sandboxSpecs.id),
+    image: text('image').notNull(),
+    volume: text('volume').notNull(),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('snapshots_created_at_idx').on(t.createdAt, t.id), index('snapshots_sandbox_idx').on(t.sandboxId), index('snapshots_spec_idx').on(t.specId)],
+);
+
+export type SnapshotRow = typeof snapshots.$inferSelect;
 
 export type SandboxSpecRow = typeof sandboxSpecs.$inferSelect;
 export type SandboxRow = typeof sandboxes.$inferSelect;

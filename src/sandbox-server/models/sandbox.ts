@@ -47,6 +47,10 @@ export const SandboxIdParamsSchema = z.object({ id: z.string().min(1) });
 export const StartSandboxQuerySchema = z.object({ sandbox_spec_id: z.string().min(1).optional() });
 
 export const StartSandboxRequestSchema = z
-  .object({ sandbox_spec_id: z.string().min(1).nullable().optional() })
+  .object({
+    sandbox_spec_id: z.string().min(1).nullable().optional(),
+    /** Our extension: start from this snapshot (its files, its data, its spec) instead of afresh. */
+    snapshot_id: z.string().min(1).nullable().optional(),
+  })
   .strict()
   .openapi('StartSandboxRequest');

@@ -20,12 +20,15 @@ export function secretFilesFor(row: SandboxRow): SecretFile[] {
   return [{ path: SESSION_KEY_PATH, content: row.sessionApiKey }];
 }
 
-/** The container a sandbox row asks for: its spec, plus its own session key, data volume and network. */
+/**
+ * The container a sandbox row asks for: its spec (run from the row's own image when it was started
+ * from a snapshot), plus its own session key, data volume and network.
+ */
 export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataMountPath: string): ContainerRequest {
   return {
     sandboxId: row.id,
     specId: spec.id,
-    image: spec.image,
+    image: row.image ?? spec.image,
     command: spec.command,
     env: spec.initialEnv,
     workingDir: spec.workingDir,

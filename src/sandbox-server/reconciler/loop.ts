@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs } from '../db/schema.js';
+import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs, snapshots } from '../db/schema.js';
 import type { SandboxMetrics } from '../../http/metrics/index.js';
 import { type Logger, logger } from '../../logger.js';
 import {
@@ -102,6 +102,8 @@ export class Reconciler {
   private engineLostAt: number | undefined;
   /** Serializes passes: reconcileOnce() and the loop's own passes queue here. */
   private passes: Promise<void> = Promise.resolve();
+  /** Sandboxes held out of passes (see hold), each with the tail of its queue of holders. */
+  private readonly held = new Map<string, Promise<unknown>>();
 
   constructor(options: ReconcilerOptions) {
     this.db = options.db;
@@ -177,6 +179,28 @@ export class Reconciler {
     })();
     await Promise.race([drained, gaveUp]);
     clearTimeout(timer);
+  }
+
+  /**
+   * Runs `work` while no pass touches the sandbox: a snapshot pauses its container and must not
+   * have it unpaused (or removed) halfway. Holders of one sandbox take turns. The pass under way
+   * when the hold begins is waited for; later ones skip the sandbox until the hold ends, and one is
+   * asked for then.
+   */
+  async hold<T>(sandboxId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.held.get(sandboxId) ?? Promise.resolve();
+    const turn = previous.then(async () => {
+      await this.exclusive(async () => undefined);
+      return work();
+    });
+    const tail = turn.catch(() => undefined);
+    this.held.set(sandboxId, tail);
+    try {
+      return await turn;
+    } finally {
+      if (this.held.get(sandboxId) === tail) this.held.delete(sandboxId);
+      this.kick(sandboxId);
+    }
   }
 
   /** One full pass over every live sandbox, plus policies and orphans. Throws if it cannot observe. */
@@ -257,12 +281,30 @@ export class Reconciler {
       this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt),
     );
     if (!only) await this.orphans.sweep(observed, networks, new Set(entries.map((e) => e.row.id)), Date.now());
+    if (!only) await this.sweepSnapshots();
     // Recovered, unless the engine went away again during this pass.
     if (engineLostAt !== undefined && this.engineLostAt === engineLostAt) {
       this.engineLostAt = undefined;
       this.log.info({ sandboxes: stoppedByEngine.size }, 'engine is back; starting the sandboxes it stopped');
     }
     this.metrics?.observeReconcile((performance.now() - started) / 1000);
+  }
+
+  /**
+   * Snapshot artifacts no row claims: left by a snapshot that failed between the engine and the
+   * database, or by a deletion whose removal failed. Skipped while any sandbox is held, since a
+   * snapshot under way has artifacts before it has its row; listed before the rows are read, as
+   * containers are. Its failures are only logged: they must not hold up the sandboxes' pass.
+   */
+  private async sweepSnapshots(): Promise<void> {
+    if (this.held.size > 0) return;
+    try {
+      const observed = await this.runtime.listSnapshots();
+      const rows = await this.db.select({ id: snapshots.id }).from(snapshots);
+      await this.orphans.sweepSnapshots(observed, new Set(rows.map((row) => row.id)), Date.now());
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not sweep snapshots');
+    }
   }
 
   /** Replaces the listing of each sandbox an event named by a fresh inspect of its containers. */
@@ -337,6 +379,7 @@ export class Reconciler {
     listedAt: number,
   ): Promise<void> {
     const { row } = entry;
+    if (this.held.has(row.id)) return;
     // A sandbox backing off waits out its back-off whoever asks, so a burst of events cannot
     // hammer a failing engine; the queue holds it until then.
     const backoffMs = this.queue.backoffRemainingMs(row.id);
@@ -402,6 +445,10 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     list: () => runtime.list(),
     inspect: (containerId) => runtime.inspect(containerId),
     logs: (containerId, lines) => runtime.logs(containerId, lines),
+    snapshot: (request) => limit(() => runtime.snapshot(request)),
+    restoreVolume: (snapshot, target) => limit(() => runtime.restoreVolume(snapshot, target)),
+    removeSnapshot: (snapshot) => limit(() => runtime.removeSnapshot(snapshot)),
+    listSnapshots: () => runtime.listSnapshots(),
     watch: (onEvent) => runtime.watch(onEvent),
   };
 }

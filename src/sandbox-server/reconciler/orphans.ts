@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger.js';
-import type { ContainerObservation, NetworkObservation, SandboxRuntime } from '../runtime/runtime.js';
+import type { ContainerObservation, NetworkObservation, SandboxRuntime, SnapshotObservation } from '../runtime/runtime.js';
 import { dataVolumeNameFor } from './container-request.js';
 import { forEachLimited } from './limit.js';
 
@@ -7,13 +7,16 @@ const REMOVE_CONCURRENCY = 8;
 
 /**
  * Removes containers and networks carrying our instance label that no live row claims (a container
- * with its data volume), once they have stayed unclaimed for the grace period. The grace covers a
- * row committed after the listing was taken, and a control plane sharing the label during a
- * rolling restart. Containers go first: a network is removed only once nothing is attached to it.
+ * with its data volume), and snapshot images and volumes that no snapshot row claims, once they have
+ * stayed unclaimed for the grace period. The grace covers a row committed after the listing was
+ * taken, and a control plane sharing the label during a rolling restart. Containers go first: a
+ * network is removed only once nothing is attached to it.
  */
 export class OrphanSweeper {
   /** Orphaned container id or network name -> when a sweep first saw it. */
   private readonly seenAt = new Map<string, number>();
+  /** Unclaimed snapshot id -> when a sweep first saw its artifacts. */
+  private readonly snapshotSeenAt = new Map<string, number>();
 
   constructor(
     private readonly runtime: SandboxRuntime,
@@ -64,5 +67,23 @@ export class OrphanSweeper {
     const seenAt = this.seenAt.get(key) ?? now;
     this.seenAt.set(key, seenAt);
     return now - seenAt >= this.graceMs;
+  }
+
+  async sweepSnapshots(observed: readonly SnapshotObservation[], claimedIds: ReadonlySet<string>, now: number): Promise<void> {
+    const orphans = observed.filter((s) => !claimedIds.has(s.snapshotId));
+    const orphanIds = new Set(orphans.map((s) => s.snapshotId));
+    for (const snapshotId of this.snapshotSeenAt.keys()) if (!orphanIds.has(snapshotId)) this.snapshotSeenAt.delete(snapshotId);
+    await forEachLimited(orphans, REMOVE_CONCURRENCY, async (orphan) => {
+      const seenAt = this.snapshotSeenAt.get(orphan.snapshotId) ?? now;
+      this.snapshotSeenAt.set(orphan.snapshotId, seenAt);
+      if (now - seenAt < this.graceMs) return;
+      try {
+        await this.runtime.removeSnapshot(orphan);
+        this.snapshotSeenAt.delete(orphan.snapshotId);
+        this.log.info({ snapshotId: orphan.snapshotId }, 'removed orphaned snapshot');
+      } catch (error) {
+        this.log.warn({ snapshotId: orphan.snapshotId, err: error }, 'could not remove orphaned snapshot');
+      }
+    });
   }
 }

@@ -21,6 +21,8 @@ import {
 } from './runtime.js';
 import { bridgeNameFor, formatCidr, type Ipv4Block, overlaps, parseCidr, parseRoutes, SANDBOX_SUBNET_PREFIX, subnetCandidates } from './sandbox-network.js';
 import { tarArchive } from './tar.js';
+import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.js';
+import { createDockerSnapshots } from './docker-snapshots.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
@@ -30,6 +32,8 @@ export interface DockerRuntimeOptions {
   networkPool?: string;
   /** The host's routing table in /proc/net/route's format; '' when it cannot be read. */
   readRoutes?: () => Promise<string>;
+  /** The trusted image whose `cp` copies data volumes for snapshots (the agent-server image). */
+  copyImage?: string;
 }
 
 export const DEFAULT_NETWORK_POOL = '10.213.0.0/16';
@@ -163,6 +167,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   }
 
   return {
+    ...createDockerSnapshots({ docker, instanceId, copyImage: options.copyImage }),
+
     async runtimes() {
       try {
         return Object.keys((await docker.info()).Runtimes ?? {});
@@ -485,17 +491,6 @@ function destroyStream(stream: NodeJS.ReadableStream): void {
   (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
 }
 
-function statusCodeOf(error: unknown): number | undefined {
-  return typeof error === 'object' && error !== null && 'statusCode' in error ? Number(error.statusCode) : undefined;
-}
-
-function dockerMessageOf(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return String(error);
-  const json = (error as { json?: { message?: unknown } }).json;
-  if (json && typeof json.message === 'string') return json.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
 function isMissingRuntime(error: unknown): boolean {
   return /unknown runtime/i.test(dockerMessageOf(error));
 }
@@ -503,11 +498,4 @@ function isMissingRuntime(error: unknown): boolean {
 /** The spec names a runtime the engine no longer has (runsc unregistered): final until it is back. */
 function missingRuntime(why: string): RuntimeError {
   return new RuntimeError(`the sandbox's runtime is missing from the Docker engine (${why}): register it with dockerd again, or delete this sandbox`, true);
-}
-
-/** Socket errors and 5xx are retryable; the caller names the statuses that are final for its verb. */
-function toRuntimeError(error: unknown, verb: string, finalStatuses: number[] = []): RuntimeError {
-  const status = statusCodeOf(error);
-  const final = status !== undefined && finalStatuses.includes(status);
-  return new RuntimeError(`docker ${verb} failed: ${dockerMessageOf(error)}`, final);
 }

@@ -15,6 +15,8 @@ export const LABEL_INSTANCE = 'sandbox-server.instance';
 export const LABEL_PORT_PREFIX = 'sandbox-server.port.';
 /** Set on the agent-server image we build (containers inherit it): which agent-server it runs. */
 export const LABEL_AGENT_SERVER_VERSION = 'sandbox-server.agent-server-version';
+/** Carried by a snapshot's image and volume: the snapshot they belong to. */
+export const LABEL_SNAPSHOT_ID = 'sandbox-server.snapshot';
 
 export interface ContainerObservation {
   containerId: string;
@@ -56,6 +58,28 @@ export interface ContainerRequest {
 export interface NetworkObservation {
   name: string;
   sandboxId: string;
+}
+
+/** What to snapshot: a sandbox's container and its data volume. */
+export interface SnapshotRequest {
+  snapshotId: string;
+  sandboxId: string;
+  specId: string;
+  containerId: string;
+  dataVolume: string;
+}
+
+/** Where a snapshot lives in the engine: an image of the container's files, a copy of its data volume. */
+export interface SnapshotArtifacts {
+  image: string;
+  volume: string;
+}
+
+/** A snapshot's artifacts as the engine lists them by label; either may be missing after a crash. */
+export interface SnapshotObservation {
+  snapshotId: string;
+  image: string | null;
+  volume: string | null;
 }
 
 /** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
@@ -112,6 +136,18 @@ export interface SandboxRuntime {
   inspect(containerId: string): Promise<ContainerObservation | undefined>;
   /** The last `lines` lines the container wrote (stdout and stderr interleaved); '' when it is gone. */
   logs(containerId: string, lines: number): Promise<string>;
+  /**
+   * Snapshots the container's files and its data volume at one instant: a running container is
+   * paused around it and unpaused after, a paused one stays paused. Answers the artifacts and
+   * their size in bytes (the container's changes plus the volume's files).
+   */
+  snapshot(request: SnapshotRequest): Promise<SnapshotArtifacts & { sizeBytes: number }>;
+  /** Creates the data volume `name` of sandbox `sandboxId` as a copy of the snapshot's volume. */
+  restoreVolume(snapshot: SnapshotArtifacts, target: { sandboxId: string; name: string }): Promise<void>;
+  /** Removes a snapshot's image and volume; missing ones are success. */
+  removeSnapshot(snapshot: { image: string | null; volume: string | null }): Promise<void>;
+  /** Every snapshot image and volume carrying our instance label. */
+  listSnapshots(): Promise<SnapshotObservation[]>;
   /**
    * Lifecycle events of our containers, and ENGINE_DISCONNECTED when the engine went away (it
    * reconnects by itself); the returned function stops the stream.

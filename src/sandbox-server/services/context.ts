@@ -1,5 +1,6 @@
 import type { OciRuntime } from '../../contracts/sandbox.js';
 import type { Database } from '../db/client.js';
+import type { SandboxRuntime } from '../runtime/runtime.js';
 
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
 export interface ReconcilerKick {
@@ -18,6 +19,18 @@ export interface ServiceContext {
   maxRunningSandboxes: number;
   /** The runtime a new spec gets when it names none, and the ones the engine has. */
   runtimes: EngineRuntimes;
+  /** What snapshots need from the engine and the reconciler. */
+  snapshots: SnapshotEngine;
+}
+
+/**
+ * Snapshots act on the engine from a request, unlike the other verbs (which write intent for the
+ * reconciler): a snapshot is of one instant and its caller waits for it. `hold` keeps the
+ * reconciler's passes off the sandbox meanwhile, so that nothing unpauses or removes it halfway.
+ */
+export interface SnapshotEngine {
+  runtime: Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'removeVolume'>;
+  hold<T>(sandboxId: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface EngineRuntimes {

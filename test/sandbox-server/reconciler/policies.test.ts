@@ -40,6 +40,8 @@ function row(overrides: Partial<SandboxRow>): SandboxRow {
     containerId: 'c',
     hostPorts: null,
     restartGeneration: 0,
+    snapshotId: null,
+    image: null,
     observedGeneration: 0,
     agentServerVersion: null,
     lastActiveAt: ago(0),

@@ -42,7 +42,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     }
   }
 
-  const changes = () => fake.calls.filter((c) => c.verb !== 'list' && c.verb !== 'listNetworks' && c.verb !== 'inspect');
+  const changes = () => fake.calls.filter((c) => c.verb !== 'list' && c.verb !== 'listNetworks' && c.verb !== 'listSnapshots' && c.verb !== 'inspect');
   const callsOf = (verb: string) => fake.calls.filter((c) => c.verb === verb);
 
   async function newSandbox(values: Partial<typeof sandboxes.$inferInsert> = {}, specValues = {}): Promise<SandboxRow> {

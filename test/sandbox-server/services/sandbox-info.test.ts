@@ -13,6 +13,8 @@ const row: SandboxRow = {
   containerId: null,
   hostPorts: null,
   restartGeneration: 0,
+  snapshotId: null,
+  image: null,
   observedGeneration: 0,
   agentServerVersion: '0.1.0+0123456789ab',
   lastActiveAt: new Date('2030-01-01T00:00:00Z'),

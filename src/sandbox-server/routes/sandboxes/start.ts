@@ -10,14 +10,15 @@ const route = createRoute({
   path: '/api/v1/sandboxes',
   tags: ['Sandboxes'],
   summary: 'Start a sandbox; answers at once with status STARTING',
-  description: 'sandbox_spec_id may be given in the query or in the JSON body; absent, the default spec is used.',
+  description:
+    'sandbox_spec_id may be given in the query or in the JSON body; absent, the default spec is used. Our extension snapshot_id starts the sandbox from a snapshot (its files, its /data, its spec) with a new id and session key; its data is copied before the answer.',
   request: {
     query: StartSandboxQuerySchema,
     body: { required: false, content: { 'application/json': { schema: StartSandboxRequestSchema } } },
   },
   responses: {
     200: { description: 'The new sandbox', content: { 'application/json': { schema: SandboxInfoSchema } } },
-    ...errorResponses(401, 404),
+    ...errorResponses(401, 404, 409),
   },
 });
 
@@ -28,6 +29,7 @@ export const registerStartSandbox: RouteRegistrar = (app, ctx) => {
     if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
       throw validationError('body', ['sandbox_spec_id'], 'differs from sandbox_spec_id in the query');
     }
-    return c.json(await startSandbox(ctx, { specId: fromBody ?? fromQuery }), 200);
+    const snapshotId = c.req.valid('json').snapshot_id ?? undefined;
+    return c.json(await startSandbox(ctx, { specId: fromBody ?? fromQuery, snapshotId }), 200);
   });
 };

@@ -1,15 +1,18 @@
 import { and, count, eq, isNull, ne } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../../errors/index.js';
-import { sandboxes, sandboxSpecs } from '../../db/schema.js';
+import { logger } from '../../../logger.js';
+import { sandboxes, sandboxSpecs, snapshots } from '../../db/schema.js';
 import type { ServiceContext } from '../context.js';
+import { deleteSnapshotRows, removeSnapshotArtifacts } from '../snapshots/remove-snapshots.js';
 
 /**
- * Deletes a spec no live sandbox uses. The default spec cannot be deleted (sandboxes started
- * without a spec need it). The row is kept, marked deleted, because deleted sandboxes still
- * reference it.
+ * Deletes a spec no live sandbox uses, and its snapshots (each with its `snapshot.deleted` event;
+ * their images and volumes are removed after the commit). The default spec cannot be deleted
+ * (sandboxes started without a spec need it). The row is kept, marked deleted, because deleted
+ * sandboxes still reference it.
  */
 export async function deleteSandboxSpec(ctx: ServiceContext, id: string): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
+  const swept = await ctx.db.transaction(async (tx) => {
     // The row lock waits for a start that holds the spec FOR SHARE, so the count below sees it.
     const [spec] = await tx
       .select({ isDefault: sandboxSpecs.isDefault })
@@ -24,6 +27,10 @@ export async function deleteSandboxSpec(ctx: ServiceContext, id: string): Promis
       .where(and(eq(sandboxes.specId, id), ne(sandboxes.desiredState, 'DELETED')));
     const live = usage?.live ?? 0;
     if (live > 0) throw new ConflictError(`Sandbox spec is used by ${live} sandbox${live === 1 ? '' : 'es'}; delete them first`);
+    const specSnapshots = await tx.select().from(snapshots).where(eq(snapshots.specId, id));
     await tx.update(sandboxSpecs).set({ deletedAt: new Date() }).where(eq(sandboxSpecs.id, id));
+    await deleteSnapshotRows(tx, specSnapshots);
+    return specSnapshots;
   });
+  await removeSnapshotArtifacts(ctx.snapshots, swept, logger.child({ component: 'snapshots' }));
 }

@@ -1,25 +1,60 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { NotFoundError } from '../../../errors/index.js';
-import { sandboxes, sandboxSpecs } from '../../db/schema.js';
+import { NotFoundError, validationError } from '../../../errors/index.js';
+import { dataVolumeNameFor } from '../../reconciler/container-request.js';
+import { type SnapshotRow, sandboxes, sandboxSpecs, snapshots } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
+import { onEngine } from '../snapshots/engine-error.js';
 import { newSandboxId, newSessionApiKey } from './new-ids.js';
 import { lockRunningLimit, makeRoomForOneMore } from './running-limit.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
 export interface StartSandboxInput {
-  /** Absent: the default spec. */
+  /** Absent: the default spec, or the snapshot's. */
   specId?: string;
+  /** Start from this snapshot: its image, and a copy of its data volume. */
+  snapshotId?: string;
   createdByUserId?: string | null;
 }
 
 /**
  * Records a new sandbox wanted RUNNING and returns it at once (status STARTING); the reconciler
  * creates the container. Unknown spec: 404, nothing written.
+ *
+ * From a snapshot, the new sandbox's data volume is first copied from the snapshot's (so the
+ * agent-server finds the same conversations and event ids at start), then the row is written with
+ * the snapshot's image and spec; a different spec is a 422. The copy is made before the row so that
+ * no row ever points at half a volume; a copy no row claims (the snapshot was deleted meanwhile) is
+ * removed again.
  */
 export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput): Promise<SandboxInfo> {
+  const id = newSandboxId();
+  let snapshot: SnapshotRow | undefined;
+  if (input.snapshotId !== undefined) {
+    [snapshot] = await ctx.db.select().from(snapshots).where(eq(snapshots.id, input.snapshotId));
+    if (!snapshot) throw new NotFoundError('Snapshot not found');
+    if (input.specId !== undefined && input.specId !== snapshot.specId) {
+      throw validationError('body', ['sandbox_spec_id'], `differs from the snapshot's sandbox spec ${snapshot.specId}`);
+    }
+    const from = snapshot;
+    await onEngine('Copying the snapshot', () => ctx.snapshots.runtime.restoreVolume(from, { sandboxId: id, name: dataVolumeNameFor(id) }));
+  }
+  try {
+    return await insertSandbox(ctx, id, { ...input, specId: snapshot?.specId ?? input.specId }, snapshot);
+  } catch (error) {
+    if (snapshot) await ctx.snapshots.runtime.removeVolume(dataVolumeNameFor(id)).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandboxInput, snapshot: SnapshotRow | undefined): Promise<SandboxInfo> {
   const { row, paused } = await ctx.db.transaction(async (tx) => {
+    // Held until this sandbox is committed, so a concurrent delete of the snapshot sees it and refuses.
+    if (snapshot) {
+      const [still] = await tx.select({ id: snapshots.id }).from(snapshots).where(eq(snapshots.id, snapshot.id)).for('share');
+      if (!still) throw new NotFoundError('Snapshot not found');
+    }
     await lockRunningLimit(tx);
     // FOR SHARE holds off a concurrent delete of the spec until this sandbox is committed, so the
     // delete then sees it and refuses.
@@ -39,8 +74,10 @@ export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput
     const [row] = await tx
       .insert(sandboxes)
       .values({
-        id: newSandboxId(),
+        id,
         specId: spec.id,
+        snapshotId: snapshot?.id ?? null,
+        image: snapshot?.image ?? null,
         createdByUserId: input.createdByUserId ?? null,
         desiredState: 'RUNNING',
         status: 'STARTING',

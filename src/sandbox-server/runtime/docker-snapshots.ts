@@ -1,0 +1,207 @@
+import type Docker from 'dockerode';
+import { demultiplexLogs } from './docker.js';
+import { statusCodeOf, toRuntimeError } from './docker-errors.js';
+import {
+  LABEL_INSTANCE,
+  LABEL_SANDBOX_ID,
+  LABEL_SNAPSHOT_ID,
+  LABEL_SPEC_ID,
+  RuntimeError,
+  type SandboxRuntime,
+  type SnapshotObservation,
+} from './runtime.js';
+
+export interface DockerSnapshotOptions {
+  docker: Docker;
+  instanceId: string;
+  /**
+   * The image whose `cp` copies volumes: one we built and trust (the agent-server image), never a
+   * snapshot's own image, whose files the agent may have replaced.
+   */
+  copyImage: string | undefined;
+}
+
+type SnapshotVerbs = Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'listSnapshots'>;
+
+/** The copy's helper holds only what `cp -a` needs to copy any file and keep its owner and mode. */
+const COPY_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
+/** Copies the volume at /from into /to, then prints the copy's size in bytes. */
+const COPY_SCRIPT = 'cp -a /from/. /to/ && du -sb /to';
+
+export function snapshotImageFor(snapshotId: string): string {
+  return `sandbox-server/snapshot:${snapshotId}`;
+}
+
+export function snapshotVolumeFor(snapshotId: string): string {
+  return `sandbox-server-snapshot-${snapshotId}`;
+}
+
+/**
+ * Snapshots on Docker: `docker commit` of the container (the engine leaves volumes out of it) and a
+ * copy of the data volume into a new labelled volume, both while the container is paused so that
+ * the files and the event log are of one instant. Image and volume carry the instance and snapshot
+ * labels, so that they are found again after a restart and swept when no snapshot row claims them.
+ */
+export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotVerbs {
+  const { docker, instanceId } = options;
+
+  /** Runs the trusted copy helper, without network, from one volume into another; answers the size. */
+  async function copyVolume(from: string, to: string): Promise<number> {
+    if (!options.copyImage) throw new RuntimeError('no image is configured to copy volumes with', true);
+    let helper: Docker.Container;
+    try {
+      helper = await docker.createContainer({
+        Image: options.copyImage,
+        Entrypoint: ['sh', '-c', COPY_SCRIPT],
+        Cmd: [],
+        User: '0:0',
+        WorkingDir: '/',
+        NetworkDisabled: true,
+        HostConfig: {
+          NetworkMode: 'none',
+          Mounts: [
+            { Type: 'volume', Source: from, Target: '/from', ReadOnly: true },
+            { Type: 'volume', Source: to, Target: '/to' },
+          ],
+          CapDrop: ['ALL'],
+          CapAdd: COPY_CAPABILITIES,
+          SecurityOpt: ['no-new-privileges:true'],
+        },
+      });
+    } catch (error) {
+      throw toRuntimeError(error, 'create volume copy helper', [400, 404]);
+    }
+    try {
+      await helper.start();
+      const { StatusCode } = (await helper.wait()) as { StatusCode: number };
+      const output = demultiplexLogs(Buffer.from(await helper.logs({ stdout: true, stderr: true, follow: false }))).trim();
+      if (StatusCode !== 0) throw new RuntimeError(`copying volume ${from} failed (exit ${StatusCode}): ${output}`, false);
+      const bytes = Number.parseInt(output.split('\n').at(-1) ?? '', 10);
+      return Number.isFinite(bytes) ? bytes : 0;
+    } catch (error) {
+      if (error instanceof RuntimeError) throw error;
+      throw toRuntimeError(error, 'copy volume');
+    } finally {
+      await helper.remove({ force: true }).catch(() => undefined);
+    }
+  }
+
+  async function createVolume(name: string, labels: Record<string, string>): Promise<void> {
+    try {
+      await docker.createVolume({ Name: name, Labels: { ...labels, [LABEL_INSTANCE]: instanceId } });
+    } catch (error) {
+      throw toRuntimeError(error, 'create volume');
+    }
+  }
+
+  async function removeImage(image: string): Promise<void> {
+    try {
+      await docker.getImage(image).remove();
+    } catch (error) {
+      // 404: already gone. 409: a container still uses it; the caller tries again later.
+      if (statusCodeOf(error) === 404) return;
+      throw toRuntimeError(error, 'remove image');
+    }
+  }
+
+  async function removeVolume(name: string): Promise<void> {
+    try {
+      await docker.getVolume(name).remove();
+    } catch (error) {
+      if (statusCodeOf(error) === 404) return;
+      throw toRuntimeError(error, 'remove volume');
+    }
+  }
+
+  /** Whether the container was running (and is now paused); a paused one is left as it is. */
+  async function pauseIfRunning(container: Docker.Container): Promise<boolean> {
+    try {
+      if ((await container.inspect()).State.Status !== 'running') return false;
+      await container.pause();
+      return true;
+    } catch (error) {
+      throw toRuntimeError(error, 'pause for snapshot', [404, 409]);
+    }
+  }
+
+  return {
+    async snapshot(request) {
+      const container = docker.getContainer(request.containerId);
+      const image = snapshotImageFor(request.snapshotId);
+      const volume = snapshotVolumeFor(request.snapshotId);
+      const wasRunning = await pauseIfRunning(container);
+      try {
+        // `size` (the bytes the container changed, what the commit will hold) is a query flag the types lack.
+        const sizeQuery = { size: true } as Docker.ContainerInspectOptions;
+        const { SizeRw } = (await container.inspect(sizeQuery)) as Docker.ContainerInspectInfo & { SizeRw?: number };
+        const labels = { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+        const [repo, tag] = image.split(':') as [string, string];
+        await container.commit({
+          repo,
+          tag,
+          pause: false,
+          changes: `LABEL ${Object.entries(labels)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(' ')}`,
+        });
+        await createVolume(volume, { [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId });
+        const volumeBytes = await copyVolume(request.dataVolume, volume);
+        return { image, volume, sizeBytes: (SizeRw ?? 0) + volumeBytes };
+      } catch (error) {
+        await Promise.allSettled([removeImage(image), removeVolume(volume)]);
+        if (error instanceof RuntimeError) throw error;
+        throw toRuntimeError(error, 'snapshot', [404]);
+      } finally {
+        // An unpause that fails leaves a paused container wanted RUNNING: the reconciler unpauses it.
+        if (wasRunning) await container.unpause().catch(() => undefined);
+      }
+    },
+
+    async restoreVolume(snapshot, target) {
+      await createVolume(target.name, { [LABEL_SANDBOX_ID]: target.sandboxId });
+      try {
+        await copyVolume(snapshot.volume, target.name);
+      } catch (error) {
+        await removeVolume(target.name).catch(() => undefined);
+        throw error;
+      }
+    },
+
+    async removeSnapshot(snapshot) {
+      // Each is removed even when the other cannot be yet.
+      const results = await Promise.allSettled([
+        snapshot.image ? removeImage(snapshot.image) : undefined,
+        snapshot.volume ? removeVolume(snapshot.volume) : undefined,
+      ]);
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+
+    async listSnapshots() {
+      const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SNAPSHOT_ID] };
+      let images: Docker.ImageInfo[];
+      let volumes: Docker.VolumeInspectInfo[];
+      try {
+        images = await docker.listImages({ filters });
+        volumes = (await docker.listVolumes({ filters })).Volumes ?? [];
+      } catch (error) {
+        throw toRuntimeError(error, 'list snapshots');
+      }
+      const found = new Map<string, SnapshotObservation>();
+      const entry = (snapshotId: string) => {
+        const observation = found.get(snapshotId) ?? { snapshotId, image: null, volume: null };
+        found.set(snapshotId, observation);
+        return observation;
+      };
+      for (const image of images) {
+        const snapshotId = image.Labels?.[LABEL_SNAPSHOT_ID];
+        if (snapshotId) entry(snapshotId).image = image.RepoTags?.find((t) => t !== '<none>:<none>') ?? image.Id;
+      }
+      for (const volume of volumes) {
+        const snapshotId = volume.Labels?.[LABEL_SNAPSHOT_ID];
+        if (snapshotId) entry(snapshotId).volume = volume.Name;
+      }
+      return [...found.values()];
+    },
+  };
+}

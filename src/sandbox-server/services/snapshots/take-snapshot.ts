@@ -1,0 +1,65 @@
+import { ConflictError } from '../../../errors/index.js';
+import { dataVolumeNameFor } from '../../reconciler/container-request.js';
+import { snapshots } from '../../db/schema.js';
+import { recordEvent } from '../../lifecycle-events/record-event.js';
+import type { SnapshotInfo } from '../../models/snapshot.js';
+import type { ServiceContext } from '../context.js';
+import { findLiveSandbox } from '../sandboxes/find-sandbox.js';
+import { newSandboxId } from '../sandboxes/new-ids.js';
+import { onEngine } from './engine-error.js';
+import { toSnapshotInfo } from './snapshot-view.js';
+
+export interface TakeSnapshotInput {
+  sandboxId: string;
+  name?: string | null;
+}
+
+/**
+ * Snapshots a RUNNING or PAUSED sandbox: its container's files and its data volume, at one instant
+ * (the runtime pauses a running container around it, then lets it run again). The reconciler
+ * leaves the sandbox alone meanwhile; the row and its `snapshot.created` event are written before
+ * it looks again, so the sweep of unclaimed snapshot artifacts never sees this one unclaimed.
+ * Unknown sandbox: 404; deleted, or not RUNNING or PAUSED (no container yet, or a broken one): 409.
+ */
+export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput): Promise<SnapshotInfo> {
+  await findLiveSandbox(ctx.db, input.sandboxId);
+  return ctx.snapshots.hold(input.sandboxId, async () => {
+    // Read again under the hold: the state it had before the hold may have changed.
+    const sandbox = await findLiveSandbox(ctx.db, input.sandboxId);
+    const snapshotable = (sandbox.status === 'RUNNING' || sandbox.status === 'PAUSED') && sandbox.containerId !== null;
+    if (!snapshotable) throw new ConflictError(`Sandbox is ${sandbox.status}; only a RUNNING or PAUSED sandbox can be snapshotted`);
+    const id = newSandboxId();
+    const artifacts = await onEngine('Snapshot', () =>
+      ctx.snapshots.runtime.snapshot({
+        snapshotId: id,
+        sandboxId: sandbox.id,
+        specId: sandbox.specId,
+        containerId: sandbox.containerId as string,
+        dataVolume: dataVolumeNameFor(sandbox.id),
+      }),
+    );
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(snapshots)
+          .values({ id, name: input.name ?? null, sandboxId: sandbox.id, specId: sandbox.specId, ...artifacts })
+          .returning();
+        if (!row) throw new Error('insert returned no row');
+        await recordEvent(tx, {
+          type: 'snapshot.created',
+          subjectKind: 'snapshot',
+          subjectId: row.id,
+          sandboxId: sandbox.id,
+          previousStatus: null,
+          status: null,
+          statusDetail: null,
+        });
+        return toSnapshotInfo(row);
+      });
+    } catch (error) {
+      // Unclaimed, they would be swept anyway; removing them now frees the space at once.
+      await ctx.snapshots.runtime.removeSnapshot(artifacts).catch(() => undefined);
+      throw error;
+    }
+  });
+}
