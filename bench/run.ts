@@ -11,6 +11,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   proxy: () => import('./proxy.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   lifecycle: () => import('./lifecycle.js'),
+  // Needs the Docker engine, the base image and `npm run build`.
+  snapshots: () => import('./snapshots.js'),
 };
 
 const requested = process.argv.slice(2);

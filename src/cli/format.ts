@@ -46,3 +46,15 @@ export function oneLine(text: string, max: number): string {
 export function orDash(value: string | number | null | undefined): string {
   return value === null || value === undefined || value === '' ? '-' : String(value);
 }
+
+/** Bytes as `512 B`, `3.4 KB`, `12.0 MB`, `1.2 GB` (powers of 1024). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}

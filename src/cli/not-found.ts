@@ -22,3 +22,7 @@ export function noSpec(id: string): string {
 export function noConversation(id: string): string {
   return `no conversation "${id}": list them with "sandboxctl conv ls"`;
 }
+
+export function noSnapshot(id: string): string {
+  return `no snapshot "${id}": list them with "sandboxctl snapshots ls"`;
+}

@@ -7,12 +7,21 @@ import { cpCommand } from './commands/cp.js';
 import { eventCommands } from './commands/events.js';
 import { execCommand } from './commands/exec.js';
 import { sandboxCommands } from './commands/sandboxes.js';
+import { snapshotCommands } from './commands/snapshots.js';
 import { specCommands } from './commands/specs.js';
 import { describeError } from './describe-error.js';
 import { commandHelp, DEFAULT_URL, GLOBAL_OPTIONS, listHelp, PROGRAM } from './help.js';
 import { Output, type OutputStream } from './output.js';
 
-export const COMMANDS: readonly Command[] = [...specCommands, ...sandboxCommands, execCommand, cpCommand, ...convCommands, ...eventCommands];
+export const COMMANDS: readonly Command[] = [
+  ...specCommands,
+  ...sandboxCommands,
+  ...snapshotCommands,
+  execCommand,
+  cpCommand,
+  ...convCommands,
+  ...eventCommands,
+];
 
 export interface CliEnvironment {
   env: NodeJS.ProcessEnv;

@@ -225,6 +225,45 @@ describe('sandboxctl against a sandbox-server', () => {
     });
   });
 
+  describe('snapshots', () => {
+    it('snapshots, lists, forks, starts from and deletes snapshots, and names what is wrong when it cannot', async () => {
+      const id = await runningSandbox();
+      const taken = await ctl('snapshot', id, '--name', 'cli-snap');
+      expect(taken.code).toBe(0);
+      const snapshotId = /^id +(\S+)$/m.exec(taken.stdout)?.[1];
+      expect(taken.stdout).toMatch(/^name +cli-snap$/m);
+      expect(taken.stdout).toMatch(new RegExp(`^sandbox +${id}$`, 'm'));
+      expect(taken.stdout).toMatch(/^size +\d+ B$/m);
+
+      const table = await ctl('snapshots', 'ls', '--sandbox', id);
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +SANDBOX +SIZE +CREATED$/);
+      expect(table.stdout).toMatch(new RegExp(`^${snapshotId} +cli-snap +${id} +\\d+ B +\\d{4}-`, 'm'));
+
+      const fromSnapshot = await ctlJson('sandboxes', 'start', '--snapshot', snapshotId!, '--wait');
+      expect(fromSnapshot).toMatchObject({ status: 'RUNNING' });
+      expect(fromSnapshot.id).not.toBe(id);
+      const forked = await ctlJson('fork', id, '--name', 'cli-fork', '--wait');
+      expect(forked).toMatchObject({ status: 'RUNNING' });
+      expect((await ctlJson('snapshots', 'ls', '--sandbox', id)).map((s: { name: string }) => s.name)).toEqual(['cli-fork', 'cli-snap']);
+
+      const refused = await ctl('snapshots', 'rm', snapshotId!);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/delete them first/);
+      await ctlJson('sandboxes', 'rm', fromSnapshot.id);
+      await vi.waitFor(async () => expect(await ctl('snapshots', 'rm', snapshotId!)).toEqual({ code: 0, stdout: `Deleted snapshot ${snapshotId}\n`, stderr: '' }), {
+        timeout: 10_000,
+      });
+      expect(await ctl('snapshots', 'rm', snapshotId!)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sandboxctl: no snapshot "${snapshotId}": list them with "sandboxctl snapshots ls"\n`,
+      });
+      expect((await ctl('snapshot', 'no-such-sandbox')).stderr).toBe('sandboxctl: no sandbox "no-such-sandbox": list them with "sandboxctl sandboxes ls"\n');
+      await ctlJson('sandboxes', 'rm', forked.id);
+      await ctlJson('sandboxes', 'rm', id);
+    }, 120_000);
+  });
+
   describe('exec and cp', () => {
     let sandboxId: string;
     beforeAll(async () => {

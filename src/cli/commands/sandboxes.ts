@@ -10,7 +10,7 @@ import { waitFor } from '../wait.js';
 
 const DEFAULT_WAIT_SECONDS = 300;
 
-const waitOptions = {
+export const waitOptions = {
   wait: { type: 'boolean', help: 'Wait until the sandbox is RUNNING, showing progress on stderr' },
   timeout: { type: 'string', value: '<seconds>', help: `How long --wait waits (default ${DEFAULT_WAIT_SECONDS})` },
 } as const;
@@ -26,7 +26,7 @@ function agentUrl(sandbox: SandboxInfo): string | undefined {
   return sandbox.exposed_urls?.find((exposed) => exposed.name === AGENT_SERVER_PORT_NAME)?.url;
 }
 
-function printSandbox(ctx: CommandContext, sandbox: SandboxInfo): void {
+export function printSandbox(ctx: CommandContext, sandbox: SandboxInfo): void {
   if (ctx.json) return ctx.out.json(sandbox);
   ctx.out.line(
     formatFields([
@@ -40,7 +40,7 @@ function printSandbox(ctx: CommandContext, sandbox: SandboxInfo): void {
 }
 
 /** Waits until the sandbox is RUNNING; ERROR and MISSING fail at once, anything else waits. */
-async function waitUntilRunning(ctx: CommandContext, sandbox: SandboxInfo, args: ParsedArgs): Promise<SandboxInfo> {
+export async function waitUntilRunning(ctx: CommandContext, sandbox: SandboxInfo, args: ParsedArgs): Promise<SandboxInfo> {
   const timeoutSeconds = integerOption(args, 'timeout', { min: 1 }) ?? DEFAULT_WAIT_SECONDS;
   const progress = new Progress(ctx.out.stderr);
   const running = await waitFor({
@@ -102,16 +102,19 @@ const show: Command = {
 const start: Command = {
   name: ['sandboxes', 'start'],
   summary: 'Start a new sandbox',
-  usage: '[--spec <spec>] [--wait [--timeout <seconds>]]',
+  usage: '[--spec <spec>] [--snapshot <snapshot>] [--wait [--timeout <seconds>]]',
   details: 'Answers at once with the sandbox STARTING; with --wait it returns once the sandbox is RUNNING (exit 1 on ERROR, MISSING or timeout).',
   options: {
-    spec: { type: 'string', value: '<spec>', help: 'Sandbox spec id (default: the default spec)' },
+    spec: { type: 'string', value: '<spec>', help: 'Sandbox spec id (default: the default spec, or the snapshot\'s)' },
+    snapshot: { type: 'string', value: '<snapshot>', help: 'Start from this snapshot: its files, conversations and events' },
     ...waitOptions,
   },
   positionals: { min: 0, max: 0 },
   async run(ctx, args) {
     const specId = stringOption(args, 'spec');
-    let sandbox = await ctx.client.sandboxes.start(specId === undefined ? {} : { sandbox_spec_id: specId });
+    const snapshotId = stringOption(args, 'snapshot');
+    const request = { ...(specId === undefined ? {} : { sandbox_spec_id: specId }), ...(snapshotId === undefined ? {} : { snapshot_id: snapshotId }) };
+    let sandbox = await ctx.client.sandboxes.start(request);
     if (flag(args, 'wait')) sandbox = await waitUntilRunning(ctx, sandbox, args);
     printSandbox(ctx, sandbox);
     return EXIT_OK;

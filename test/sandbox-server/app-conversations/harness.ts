@@ -96,6 +96,7 @@ export async function openHarness(
       apiKeys: [API_KEY],
       maxRunningSandboxes: 50,
       events,
+      snapshots: { runtime, hold: (sandboxId, work) => reconciler.hold(sandboxId, work) },
       appConversations: {
         llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
