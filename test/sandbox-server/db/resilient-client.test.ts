@@ -140,6 +140,51 @@ describe.runIf(testDrivers.includes('postgres'))('the PostgreSQL client under co
     expect(await countSpecs(handle)).toBe(0);
   });
 
+  it('fails a transaction whose connection was cut midway without an uncaught error, and the next transaction commits', async () => {
+    handle = await openTestDatabase('postgres', { viaPort: proxy.port, queryTimeoutMs: 60_000 });
+    const db = handle.db;
+    const insertSpec = (id: string) =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        if (id !== 'cut') return tx.insert(sandboxSpecs).values({ id, image: 'img', workingDir: '/w', exposedPorts: [] });
+        proxy.cut();
+        // Let the client see its connection close before the transaction's next query.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return tx.insert(sandboxSpecs).values({ id, image: 'img', workingDir: '/w', exposedPorts: [] });
+      });
+
+    await unavailableFrom(insertSpec('cut'));
+    // A ROLLBACK written to the dead connection would throw from a timer now: vitest fails the run on it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await insertSpec('kept');
+    expect((await db.select({ id: sandboxSpecs.id }).from(sandboxSpecs)).map((row) => row.id)).toEqual(['kept']);
+  });
+
+  it('rolls back a transaction that failed on a live connection, and keeps using that connection', async () => {
+    handle = await openTestDatabase('postgres', { viaPort: proxy.port, queryTimeoutMs: DEADLINE_MS });
+    const db = handle.db;
+    const failed = await db
+      .transaction(async (tx) => {
+        await tx.insert(sandboxSpecs).values({ id: 'undone', image: 'img', workingDir: '/w', exposedPorts: [] });
+        await tx.transaction(async (inner) => {
+          await inner.insert(sandboxSpecs).values({ id: 'inner', image: 'img', workingDir: '/w', exposedPorts: [] });
+        });
+        throw new Error('changed my mind');
+      })
+      .catch((caught: unknown) => caught);
+    expect((failed as Error).message).toBe('changed my mind');
+    await db.transaction(async (tx) => {
+      await tx.insert(sandboxSpecs).values({ id: 'kept', image: 'img', workingDir: '/w', exposedPorts: [] });
+      await tx
+        .transaction(async (inner) => {
+          await inner.insert(sandboxSpecs).values({ id: 'inner undone', image: 'img', workingDir: '/w', exposedPorts: [] });
+          throw new Error('not this part');
+        })
+        .catch(() => undefined);
+    });
+    expect((await db.select({ id: sandboxSpecs.id }).from(sandboxSpecs)).map((row) => row.id)).toEqual(['kept']);
+  });
+
   it('passes the errors of queries the server refused through unchanged', async () => {
     handle = await openTestDatabase('postgres', { viaPort: proxy.port, queryTimeoutMs: DEADLINE_MS });
     const error = await handle.db.execute(sql`select 1/0`).catch((caught: unknown) => caught);
