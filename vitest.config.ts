@@ -14,6 +14,9 @@ export default defineConfig({
       // Inside a container (/.dockerenv) testcontainers would reach published ports through the
       // bridge gateway, a non-loopback Host our servers refuse; tests talk to 127.0.0.1 only.
       TESTCONTAINERS_HOST_OVERRIDE: process.env.TESTCONTAINERS_HOST_OVERRIDE ?? '127.0.0.1',
+      // Warm pools keep sandboxes running; control planes the tests start (in-process and spawned)
+      // keep none unless a test of pools asks, so no suite pays for idle ones.
+      SANDBOX_WARM_POOL: '0',
     },
   },
 });

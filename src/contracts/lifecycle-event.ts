@@ -7,9 +7,8 @@ import { SANDBOX_STATUSES, type SandboxStatus } from './sandbox.js';
 import { START_TASK_STATUSES, type StartTaskStatus } from './start-task.js';
 
 /**
- * What an event is about. Warm-pool claims and engine state changes join this list (and the type
- * list below) when those features land; subscribers filter on the type, so new ones do not disturb
- * old receivers.
+ * What an event is about. Engine state changes join this list (and the type list below) when that
+ * feature lands; subscribers filter on the type, so new ones do not disturb old receivers.
  */
 export const SUBJECT_KINDS = ['sandbox', 'start_task', 'snapshot'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
@@ -20,8 +19,11 @@ function lowered<Prefix extends string, const T extends readonly string[]>(prefi
   return words.map((word) => `${prefix}.${word.toLowerCase()}`) as unknown as Lowered<Prefix, T>;
 }
 
-/** `sandbox.created`, one per observed status (`sandbox.running`, ...), and `sandbox.deleted` once its container and data are gone. */
-export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.deleted'] as const;
+/**
+ * `sandbox.created`, one per observed status (`sandbox.running`, ...), `sandbox.claimed` when a
+ * start takes it from its spec's warm pool, and `sandbox.deleted` once its container and data are gone.
+ */
+export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.claimed', 'sandbox.deleted'] as const;
 
 /** One per start-task status: `start_task.working` ... `start_task.ready`, `start_task.error`. */
 export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES);

@@ -52,6 +52,8 @@ export interface SandboxServerAppOptions {
   snapshots?: SnapshotEngine;
   /** Largest request body accepted on /api, proxied requests excepted; 4 MB when absent. */
   maxRequestBodyBytes?: number;
+  /** Counts starts of specs with a warm pool served from it (hit) or cold (miss), for /metrics. */
+  countWarmPoolClaim?: (specId: string, hit: boolean) => void;
 }
 
 /** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
@@ -94,7 +96,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
         targets.forget(sandboxId);
         options.reconciler.kick(sandboxId);
       },
+      refillWarmPools: () => options.reconciler.refillWarmPools?.(),
     },
+    countWarmPoolClaim: options.countWarmPoolClaim,
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },
     snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,

@@ -77,6 +77,16 @@ export const CONFIG_VARIABLES = {
     default: '10',
     help: 'At most this many sandboxes run; starting one more pauses the least recently used.',
   }),
+  SANDBOX_WARM_POOL: variable({
+    schema: integer(0, 100),
+    default: '2',
+    help: 'Ready sandboxes kept for the default spec, so that a start is answered RUNNING at once (0: none, every start is cold).',
+  }),
+  MAX_WARM_SANDBOXES: variable({
+    schema: integer(0, 1000),
+    default: '10',
+    help: 'At most this many warm-pool sandboxes wait across all specs; they do not count toward MAX_RUNNING_SANDBOXES.',
+  }),
   SANDBOX_DEFAULT_MEMORY_MB: variable({
     schema: integer(16),
     default: '2048',

@@ -25,6 +25,7 @@ import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
 import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-status.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
 import { countSandboxesByAgentServerVersion } from './services/sandboxes/count-by-agent-server-version.js';
+import { countWarmPools } from './services/sandboxes/count-warm-pools.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
 export interface SandboxServerDependencies {
@@ -90,6 +91,7 @@ export async function startSandboxServer(
     config.AGENT_SERVER_IMAGE,
     { memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB, pidsLimit: config.SANDBOX_DEFAULT_PIDS, cpus: config.SANDBOX_DEFAULT_CPUS },
     defaultRuntime.runtime,
+    config.SANDBOX_WARM_POOL,
   );
 
   const ensureImage =
@@ -119,6 +121,7 @@ export async function startSandboxServer(
   const sandboxMetrics = createSandboxMetrics(metrics.registry);
   sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
   sandboxMetrics.setVersionCounts(() => countSandboxesByAgentServerVersion(database.db));
+  sandboxMetrics.setWarmPoolCounts(() => countWarmPools(database.db));
   const reconciler = new Reconciler({
     metrics: sandboxMetrics,
     checkAlive: dependencies.checkAlive,
@@ -128,6 +131,7 @@ export async function startSandboxServer(
     intervalMs: config.RECONCILE_INTERVAL_MS,
     orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
     startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
+    warmPools: { cap: config.MAX_WARM_SANDBOXES },
   });
   // Every replica serves the API and the proxy; only the lease holder reconciles and runs start
   // tasks. The others hand it their kicks and tasks over NOTIFY.
@@ -140,6 +144,8 @@ export async function startSandboxServer(
     db: database.db,
     reconciler: {
       kick: (sandboxId) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log)),
+      // Handed off as a kick of everything: the holder's full pass tops the pools up too.
+      refillWarmPools: () => (leading() ? reconciler.refillWarmPools() : handOff(database.db, KICK_CHANNEL, '', log)),
       onSandboxWritten: (listener) => reconciler.onSandboxWritten(listener),
       // Only the replica that reconciles watches the engine; the others take it to be there.
       engineAvailable: () => reconciler.engineAvailable(),
@@ -152,6 +158,7 @@ export async function startSandboxServer(
     snapshots: { runtime, hold: (sandboxId, work) => reconciler.hold(sandboxId, work) },
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,
+    countWarmPoolClaim: (specId, hit) => sandboxMetrics.countWarmPoolClaim(specId, hit),
     events,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },

@@ -59,22 +59,29 @@ describe('sandboxctl against a sandbox-server', () => {
       const table = await ctl('specs', 'ls');
       expect(table.code).toBe(0);
       const [header, row, ...rest] = table.stdout.trimEnd().split('\n');
-      expect(header).toMatch(/^ID +IMAGE +DEFAULT +WORKING DIR +CREATED$/);
-      expect(row).toMatch(/^sandbox-server\/agent-server:test +sandbox-server\/agent-server:test +yes +\/workspace +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect(header).toMatch(/^ID +IMAGE +DEFAULT +WARM +WORKING DIR +CREATED$/);
+      expect(row).toMatch(/^sandbox-server\/agent-server:test +sandbox-server\/agent-server:test +yes +- +\/workspace +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       expect(header!.indexOf('IMAGE')).toBe(row!.indexOf('sandbox-server', 1));
       expect(rest).toEqual([]);
       expect(await ctlJson('specs', 'ls')).toEqual([expect.objectContaining({ id: 'sandbox-server/agent-server:test', is_default: true })]);
     });
 
     it('creates, shows and deletes a spec, and names what is wrong when it cannot', async () => {
-      const created = await ctlJson('specs', 'create', '--id', 'cli-spec', '--image', 'busybox:1', '--env', 'A=1=2', '--memory-mb', '64', '--', 'node', 'app.js');
-      expect(created).toMatchObject({ id: 'cli-spec', image: 'busybox:1', initial_env: { A: '1=2' }, memory_mb: 64, command: ['node', 'app.js'] });
+      const created = await ctlJson('specs', 'create', '--id', 'cli-spec', '--image', 'busybox:1', '--env', 'A=1=2', '--memory-mb', '64', '--warm-pool', '1', '--', 'node', 'app.js');
+      expect(created).toMatchObject({ id: 'cli-spec', image: 'busybox:1', initial_env: { A: '1=2' }, memory_mb: 64, command: ['node', 'app.js'], warm_pool_size: 1 });
+      // Its warm pool fills in the background; ls shows ready members over the pool's size.
+      await vi.waitFor(async () => expect((await h.request('GET', '/api/v1/sandbox-specs?id=cli-spec')).body[0].warm_pool_ready).toBe(1), {
+        timeout: 20_000,
+        interval: 100,
+      });
+      expect((await ctl('specs', 'ls')).stdout).toMatch(/^cli-spec +busybox:1 +1\/1 +\/workspace /m);
 
       const shown = await ctl('specs', 'show', 'cli-spec');
       expect(shown.code).toBe(0);
       expect(shown.stdout).toMatch(/^id +cli-spec$/m);
       expect(shown.stdout).toMatch(/^command +node app\.js$/m);
       expect(shown.stdout).toMatch(/^env A +1=2$/m);
+      expect(shown.stdout).toMatch(/^warm pool +1\/1$/m);
 
       expect(await ctl('specs', 'create', '--id', 'cli-spec', '--image', 'busybox:1')).toEqual({
         code: 1,

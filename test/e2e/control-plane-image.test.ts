@@ -36,7 +36,7 @@ describe.runIf(docker)('the control-plane image', () => {
   it('runs from the image, starts a sandbox, and shuts down on SIGTERM leaving the sandbox running', async () => {
     container = await engine.createContainer({
       Image: tag,
-      Env: [`PORT=${port}`, `AGENT_SERVER_IMAGE=${E2E_IMAGE}`, `SANDBOX_SERVER_INSTANCE=${instanceId}`, 'LOG_LEVEL=warn'],
+      Env: [`PORT=${port}`, `AGENT_SERVER_IMAGE=${E2E_IMAGE}`, `SANDBOX_SERVER_INSTANCE=${instanceId}`, 'LOG_LEVEL=warn', 'SANDBOX_WARM_POOL=0'],
       HostConfig: { NetworkMode: 'host', Binds: ['/var/run/docker.sock:/var/run/docker.sock'] },
     });
     await container.start();

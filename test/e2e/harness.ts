@@ -48,6 +48,8 @@ export async function startE2eControlPlane(
       SANDBOX_BASE_IMAGE: TEST_BASE_IMAGE,
       SANDBOX_SERVER_INSTANCE: instanceId,
       RECONCILE_INTERVAL_MS: '500',
+      // Pools cost a running sandbox each; only the tests of pools ask for one.
+      SANDBOX_WARM_POOL: '0',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       ...env,
     }),

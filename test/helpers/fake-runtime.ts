@@ -55,6 +55,8 @@ export interface FakeRuntimeControls {
   failNext(verb: Verb, error: Error): void;
   /** Creates wait until the returned function is called (a create "in flight"). */
   holdCreates(): () => void;
+  /** The image's tag now names another image (it was rebuilt). */
+  rebuildImage(image: string): void;
 }
 
 export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
@@ -75,6 +77,7 @@ export function createFakeRuntime(): FakeRuntime {
   const logs = new Map<string, string>();
   /** The ports each container exposes, published again (on new host ports) at every start. */
   const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
+  const imageIds = new Map<string, string>();
   let held: Promise<void> | undefined;
   let nextHostPort = 40_000;
 
@@ -126,6 +129,10 @@ export function createFakeRuntime(): FakeRuntime {
 
     async runtimes() {
       return ['runc', 'runsc'];
+    },
+
+    async imageId(image) {
+      return imageIds.get(image) ?? `sha256:fake-${image}`;
     },
 
     async create(request) {
@@ -249,6 +256,10 @@ export function createFakeRuntime(): FakeRuntime {
     watch(onEvent) {
       watchers.add(onEvent);
       return () => watchers.delete(onEvent);
+    },
+
+    rebuildImage(image) {
+      imageIds.set(image, `sha256:fake-${randomBytes(8).toString('hex')}`);
     },
 
     containers: () => [...containers.values()].map((c) => ({ ...c })),

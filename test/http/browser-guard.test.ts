@@ -52,7 +52,7 @@ describe('the control plane refuses DNS rebinding and cross-site requests, witho
   const dirs = tempDirs('browser-guard-');
 
   beforeAll(async () => {
-    const config = loadConfig({ PORT: '0', DATA_DIR: await dirs.create(), SANDBOX_SERVER_INSTANCE: 'browser-guard-test', ALLOWED_HOSTS: 'sandboxes.internal' });
+    const config = loadConfig({ PORT: '0', DATA_DIR: await dirs.create(), SANDBOX_SERVER_INSTANCE: 'browser-guard-test', SANDBOX_WARM_POOL: '0', ALLOWED_HOSTS: 'sandboxes.internal' });
     server = await startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', checkAlive: async () => true });
     sandboxId = (await call(server.url, 'POST', '/api/v1/sandboxes')).body.id;
   }, 120_000);

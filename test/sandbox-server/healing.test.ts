@@ -89,6 +89,7 @@ describe.runIf(docker)('a lifecycle that heals (Docker)', { timeout: 90_000 }, (
       SANDBOX_SERVER_INSTANCE: instanceId,
       RECONCILE_INTERVAL_MS: '600000',
       SANDBOX_START_TIMEOUT_SECONDS: String(START_TIMEOUT_SECONDS),
+      SANDBOX_WARM_POOL: '0',
     });
     server = await startSandboxServer(config, { ensureImage: async () => 'present' });
     for (const [id, command] of [

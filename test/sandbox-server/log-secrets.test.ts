@@ -45,6 +45,7 @@ describe.skipIf(!testDrivers.includes('postgres'))('secrets in the log', () => {
         // An image that exists, so nothing is built; no sandbox is started here anyway.
         AGENT_SERVER_IMAGE: process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local',
         RECONCILE_INTERVAL_MS: '60000',
+        SANDBOX_WARM_POOL: '0',
         LOG_LEVEL: 'debug',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

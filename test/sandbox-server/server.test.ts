@@ -16,7 +16,7 @@ describe('startSandboxServer', () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   const start = () => {
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test' });
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test', SANDBOX_WARM_POOL: '0' });
     // The fake runtime's containers have no agent-server behind them: they count as up at once.
     return startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', checkAlive: async () => true });
   };

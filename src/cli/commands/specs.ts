@@ -22,9 +22,15 @@ function printSpec(ctx: CommandContext, spec: SandboxSpecInfo): void {
       ['idle pause s', orDash(spec.idle_pause_seconds)],
       ['ttl s', orDash(spec.ttl_seconds)],
       ['resume on access', spec.resume_on_access ? 'yes' : 'no'],
+      ['warm pool', warmPool(spec)],
       ['created', formatTime(spec.created_at)],
     ]),
   );
+}
+
+/** Ready members over the pool's size, e.g. `2/2`; `-` for a spec without a pool. */
+function warmPool(spec: SandboxSpecInfo): string {
+  return spec.warm_pool_size > 0 ? `${spec.warm_pool_ready}/${spec.warm_pool_size}` : '-';
 }
 
 /** `NAME=value` options into a record; a UsageError names the malformed one. */
@@ -64,6 +70,7 @@ function createRequest(args: ParsedArgs): CreateSandboxSpecRequest {
     idle_pause_seconds: integerOption(args, 'idle-pause', { min: 1 }),
     ttl_seconds: integerOption(args, 'ttl', { min: 1 }),
     resume_on_access: flag(args, 'no-resume-on-access') ? false : undefined,
+    warm_pool_size: integerOption(args, 'warm-pool', { min: 0 }),
   };
   // Absent settings are left out so the server applies its defaults.
   return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as CreateSandboxSpecRequest;
@@ -83,8 +90,8 @@ export const specCommands: Command[] = [
       }
       ctx.out.line(
         formatTable(
-          ['ID', 'IMAGE', 'DEFAULT', 'WORKING DIR', 'CREATED'],
-          specs.map((s) => [s.id, s.image, s.is_default ? 'yes' : '', s.working_dir, formatTime(s.created_at)]),
+          ['ID', 'IMAGE', 'DEFAULT', 'WARM', 'WORKING DIR', 'CREATED'],
+          specs.map((s) => [s.id, s.image, s.is_default ? 'yes' : '', warmPool(s), s.working_dir, formatTime(s.created_at)]),
         ),
       );
       return EXIT_OK;
@@ -120,6 +127,7 @@ export const specCommands: Command[] = [
       'idle-pause': { type: 'string', value: '<seconds>', help: 'Pause sandboxes unused this long' },
       ttl: { type: 'string', value: '<seconds>', help: 'Delete sandboxes this long after they start' },
       'no-resume-on-access': { type: 'boolean', help: 'Do not resume a paused sandbox when it is used' },
+      'warm-pool': { type: 'string', value: '<n>', help: 'Keep this many sandboxes ready, so starts are RUNNING at once' },
     },
     positionals: { min: 0, max: Number.POSITIVE_INFINITY },
     async run(ctx, args) {

@@ -3,6 +3,9 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 /** How many sandboxes are in each observed status, e.g. `{ RUNNING: 3, PAUSED: 1 }`. */
 export type SandboxStatusCounts = Readonly<Record<string, number>>;
 
+/** Per spec with a warm pool: members ready to claim, and live sandboxes that were claimed from it. */
+export type WarmPoolCounts = Readonly<Record<string, { ready: number; claimed: number }>>;
+
 /**
  * What the control plane reports about sandboxes. The reconciler depends on this interface only, so
  * it neither imports prom-client nor needs a registry in its tests.
@@ -24,12 +27,60 @@ export interface SandboxMetrics {
   setStatusCounts(read: () => SandboxStatusCounts | Promise<SandboxStatusCounts>): void;
   /** Registers the function read at each scrape for `sandboxes_by_agent_server_version{version}`. */
   setVersionCounts(read: () => Readonly<Record<string, number>> | Promise<Readonly<Record<string, number>>>): void;
+  /** A start of a spec with a warm pool was served from it (hit) or cold (miss). */
+  countWarmPoolClaim(specId: string, hit: boolean): void;
+  /** Registers the function read at each scrape for `warm_pool_ready{spec}` and `warm_pool_claimed{spec}`. */
+  setWarmPoolCounts(read: () => Promise<WarmPoolCounts>): void;
 }
 
 /** Adds the control plane's sandbox metrics to `registry` (the one `createMetrics` made). */
 export function createSandboxMetrics(registry: Registry): SandboxMetrics {
   let readStatusCounts: (() => SandboxStatusCounts | Promise<SandboxStatusCounts>) | undefined;
   let readVersionCounts: (() => Readonly<Record<string, number>> | Promise<Readonly<Record<string, number>>>) | undefined;
+  let readWarmPoolCounts: (() => Promise<WarmPoolCounts>) | undefined;
+  // One read serves both gauges of a scrape (prom-client collects them one after the other).
+  let warmPoolScrape: Promise<WarmPoolCounts> | undefined;
+  const warmPoolCounts = (): Promise<WarmPoolCounts> | undefined => {
+    if (readWarmPoolCounts === undefined) return undefined;
+    warmPoolScrape ??= readWarmPoolCounts().finally(() => setImmediate(() => (warmPoolScrape = undefined)));
+    return warmPoolScrape;
+  };
+  new Gauge({
+    name: 'warm_pool_ready',
+    help: 'Warm-pool sandboxes ready to be claimed, by spec',
+    labelNames: ['spec'],
+    registers: [registry],
+    async collect() {
+      const counts = await warmPoolCounts();
+      if (counts === undefined) return;
+      this.reset();
+      for (const [spec, { ready }] of Object.entries(counts)) this.set({ spec }, ready);
+    },
+  });
+  new Gauge({
+    name: 'warm_pool_claimed',
+    help: 'Live sandboxes that were claimed from a warm pool, by spec',
+    labelNames: ['spec'],
+    registers: [registry],
+    async collect() {
+      const counts = await warmPoolCounts();
+      if (counts === undefined) return;
+      this.reset();
+      for (const [spec, { claimed }] of Object.entries(counts)) this.set({ spec }, claimed);
+    },
+  });
+  const warmPoolHits = new Counter({
+    name: 'warm_pool_hits_total',
+    help: 'Starts served at once by a ready warm-pool sandbox, by spec',
+    labelNames: ['spec'],
+    registers: [registry],
+  });
+  const warmPoolMisses = new Counter({
+    name: 'warm_pool_misses_total',
+    help: 'Starts of a spec with a warm pool that found none ready and started cold, by spec',
+    labelNames: ['spec'],
+    registers: [registry],
+  });
   // The registry keeps the gauge; it is only ever filled by its own collect().
   new Gauge({
     name: 'sandboxes',
@@ -90,6 +141,10 @@ export function createSandboxMetrics(registry: Registry): SandboxMetrics {
     },
     setVersionCounts: (read) => {
       readVersionCounts = read;
+    },
+    countWarmPoolClaim: (spec, hit) => (hit ? warmPoolHits : warmPoolMisses).inc({ spec }),
+    setWarmPoolCounts: (read) => {
+      readWarmPoolCounts = read;
     },
   };
 }

@@ -32,6 +32,14 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   ttlSeconds: integer('ttl_seconds'),
   /** Resume a paused sandbox when it is accessed through the proxy. */
   resumeOnAccess: boolean('resume_on_access').notNull().default(true),
+  /** How many ready sandboxes the reconciler keeps for this spec, for starts to claim (our extension). */
+  warmPoolSize: integer('warm_pool_size').notNull().default(0),
+  /**
+   * The fingerprint (warm-pool/fingerprint.ts) a member must carry to be claimed, written by the
+   * reconciler when it checks the pool; null until then. Kept here rather than in memory so that
+   * every replica's starts claim by it, whichever replica reconciles.
+   */
+  warmPoolFingerprint: text('warm_pool_fingerprint'),
   isDefault: boolean('is_default').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   /**
@@ -79,8 +87,17 @@ export const sandboxes = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Set while the sandbox is an unclaimed warm-pool member: the fingerprint of the spec and image
+     * it was made from (see warm-pool/fingerprint.ts). Members are hidden from the API until a start
+     * claims one, which clears this in the same statement that hands it out.
+     */
+    poolFingerprint: text('pool_fingerprint'),
+    /** When a start claimed it from its spec's warm pool; null for sandboxes started cold. */
+    claimedAt: timestamp('claimed_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
+    index('sandboxes_warm_pool_idx').on(t.specId, t.poolFingerprint).where(sql`${t.poolFingerprint} IS NOT NULL`),
     index('sandboxes_created_at_idx').on(t.createdAt, t.id),
     index('sandboxes_live_idx').on(t.status).where(sql`${t.deletedAt} IS NULL`),
     index('sandboxes_snapshot_idx').on(t.snapshotId).where(sql`${t.snapshotId} IS NOT NULL`),

@@ -31,6 +31,11 @@ export const SandboxSpecInfoSchema = z
     idle_pause_seconds: z.number().int().nullable(),
     ttl_seconds: z.number().int().nullable(),
     resume_on_access: z.boolean(),
+    warm_pool_size: z.number().int().openapi({ description: 'Ready sandboxes kept for starts to claim (our extension)' }),
+    warm_pool_ready: z
+      .number()
+      .int()
+      .openapi({ description: 'Warm-pool members ready to claim now (our extension); unclaimed members are not listed as sandboxes' }),
     is_default: z.boolean(),
   })
   .openapi('SandboxSpecInfo');
@@ -45,6 +50,8 @@ export const SandboxSpecIdParamsSchema = z.object({ id: z.string().min(1) });
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The limits are stored in 32-bit integer columns. */
 const INT32_MAX = 2_147_483_647;
+/** A pool larger than this is a typo; the server-wide cap (MAX_WARM_SANDBOXES) bounds them together. */
+export const MAX_WARM_POOL_SIZE = 100;
 const AGENT_SERVER_PORT = { name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT };
 
 /** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
@@ -84,6 +91,8 @@ export const CreateSandboxSpecRequestSchema = z
     idle_pause_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     ttl_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     resume_on_access: z.boolean().default(true),
+    /** Our extension: ready sandboxes kept for starts to claim; they count toward MAX_WARM_SANDBOXES, not MAX_RUNNING_SANDBOXES. */
+    warm_pool_size: z.number().int().min(0).max(MAX_WARM_POOL_SIZE).default(0),
   })
   .strict()
   .openapi('CreateSandboxSpecRequest');

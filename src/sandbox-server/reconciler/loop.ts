@@ -17,6 +17,7 @@ import { createLimiter, forEachLimited } from './limit.js';
 import { OrphanSweeper } from './orphans.js';
 import { applyPolicies } from './policies.js';
 import { reconcileSandbox, type SandboxPassContext } from './reconcile-sandbox.js';
+import { maintainWarmPools, type WarmPoolContext } from './warm-pools.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface ReconcilerOptions {
@@ -36,6 +37,8 @@ export interface ReconcilerOptions {
   metrics?: SandboxMetrics;
   /** A running sandbox whose agent-server does not answer /alive for this long is ERROR. Default 300 s. */
   startTimeoutMs?: number;
+  /** Keeps each spec's warm pool filled; without it no pool is kept. */
+  warmPools?: { cap: number };
 }
 
 /**
@@ -61,9 +64,11 @@ const BACKOFF = { baseMs: 500, maxMs: 30_000 };
  */
 const ENGINE_SHUTDOWN_WINDOW_MS = 30_000;
 
-/** The queue's key for a pass over every sandbox (plus policies and orphans). */
+/** The queue's key for a pass over every sandbox (plus policies, warm pools and orphans). */
 const EVERY_SANDBOX = Symbol('every sandbox');
-type WorkKey = string | typeof EVERY_SANDBOX;
+/** The queue's key for topping up the warm pools (after a claim), and a pass over what that changed. */
+const WARM_POOLS = Symbol('warm pools');
+type WorkKey = string | typeof EVERY_SANDBOX | typeof WARM_POOLS;
 
 interface RowWithSpec {
   row: SandboxRow;
@@ -84,6 +89,7 @@ export class Reconciler {
   private readonly metrics: SandboxMetrics | undefined;
   /** What every pass hands reconcileSandbox; the same for each, so built once. */
   private readonly passContext: SandboxPassContext;
+  private readonly warmPools: WarmPoolContext | undefined;
 
   private readonly queue: WorkQueue<WorkKey>;
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
@@ -120,6 +126,7 @@ export class Reconciler {
       startTimeoutMs: options.startTimeoutMs ?? 300_000,
       written: (sandboxId) => this.notifyWritten(sandboxId),
     };
+    this.warmPools = options.warmPools && { db: this.db, runtime: this.runtime, ...options.warmPools };
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
     this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log);
   }
@@ -141,6 +148,12 @@ export class Reconciler {
   kick(sandboxId?: string): void {
     if (this.stopped) return;
     this.queue.add(sandboxId ?? EVERY_SANDBOX);
+  }
+
+  /** Asks for the warm pools to be topped up soon, without a pass over every sandbox. */
+  refillWarmPools(): void {
+    if (this.stopped) return;
+    this.queue.add(WARM_POOLS);
   }
 
   /**
@@ -205,7 +218,7 @@ export class Reconciler {
 
   /** One full pass over every live sandbox, plus policies and orphans. Throws if it cannot observe. */
   reconcileOnce(): Promise<void> {
-    return this.exclusive(() => this.pass(undefined));
+    return this.exclusive(() => this.pass(undefined, true));
   }
 
   private exclusive(run: () => Promise<void>): Promise<void> {
@@ -235,9 +248,11 @@ export class Reconciler {
       while (!this.stopped) {
         const keys = this.queue.take();
         if (keys.length === 0) break;
-        const only = keys.includes(EVERY_SANDBOX) ? undefined : new Set(keys as string[]);
+        const every = keys.includes(EVERY_SANDBOX);
+        const only = every ? undefined : new Set(keys.filter((key): key is string => typeof key === 'string'));
+        const pools = every || keys.includes(WARM_POOLS);
         try {
-          await this.exclusive(() => this.pass(only));
+          await this.exclusive(() => this.pass(only, pools));
           this.queue.forget(EVERY_SANDBOX);
         } catch (error) {
           this.passFailed(error);
@@ -256,16 +271,20 @@ export class Reconciler {
     this.log.warn({ err: error, retryInMs: delay }, 'reconcile pass failed');
   }
 
-  private async pass(requested: Set<string> | undefined): Promise<void> {
+  private async pass(requested: Set<string> | undefined, pools: boolean): Promise<void> {
     // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
     const engineLostAt = this.engineLostAt;
-    const only = engineLostAt === undefined ? requested : undefined;
+    let only = engineLostAt === undefined ? requested : undefined;
     // List before reading rows: every container or network listed was created from a row committed
     // earlier, so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
     const started = performance.now();
     const observed = await this.runtime.list();
     const networks = only ? [] : await this.runtime.listNetworks();
+    if (pools && this.warmPools) {
+      const changed = await maintainWarmPools(this.warmPools);
+      if (only) only = new Set([...only, ...changed]);
+    }
     const entries = await this.loadRows(only);
     if (!only) await this.applyPolicies(entries);
 
@@ -434,6 +453,7 @@ type Limit = <T>(task: () => Promise<T>) => Promise<T>;
 function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit): SandboxRuntime {
   return {
     runtimes: () => runtime.runtimes(),
+    imageId: (image) => runtime.imageId(image),
     create: (request) => limitCreate(() => runtime.create(request)),
     start: (containerId, secretFiles) => limit(() => runtime.start(containerId, secretFiles)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),

@@ -11,10 +11,11 @@ export interface PolicyDecision {
 /**
  * The spec's lifetime rules for one sandbox at `now`: delete it `ttlSeconds` after creation, pause
  * it after `idlePauseSeconds` without activity. Only a RUNNING sandbox counts as idle; one still
- * starting has not had a chance to be used.
+ * starting has not had a chance to be used. An unclaimed warm-pool member is neither: waiting idle
+ * is its job, and its life (its creation time included) starts when a start claims it.
  */
 export function decidePolicy(row: SandboxRow, spec: SandboxSpecRow | undefined, now: Date): PolicyDecision | null {
-  if (!spec || row.desiredState === 'DELETED') return null;
+  if (!spec || row.desiredState === 'DELETED' || row.poolFingerprint !== null) return null;
   if (spec.ttlSeconds !== null && now.getTime() - row.createdAt.getTime() >= spec.ttlSeconds * 1000) {
     return { sandboxId: row.id, desired: 'DELETED', reason: 'ttl' };
   }

@@ -177,6 +177,15 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       }
     },
 
+    async imageId(image) {
+      try {
+        return (await docker.getImage(image).inspect()).Id;
+      } catch (error) {
+        if (statusCodeOf(error) === 404) return null;
+        throw toRuntimeError(error, 'image inspect');
+      }
+    },
+
     async create(request) {
       const networkId = await ensureNetwork(request);
       let containerId: string;

@@ -117,6 +117,8 @@ export class RuntimeError extends Error {
 export interface SandboxRuntime {
   /** The OCI runtimes the engine has registered (`docker info`). */
   runtimes(): Promise<string[]>;
+  /** The id of the image `image` names on the engine now (it changes when the tag is rebuilt); null when absent. */
+  imageId(image: string): Promise<string | null>;
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
   /** Starts a created or stopped container, writing `secretFiles` into it first. */

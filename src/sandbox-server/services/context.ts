@@ -5,6 +5,8 @@ import type { SandboxRuntime } from '../runtime/runtime.js';
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
 export interface ReconcilerKick {
   kick(sandboxId?: string): void;
+  /** A warm-pool member was claimed: top the pools up soon, without a pass over every sandbox. */
+  refillWarmPools?(): void;
   /** Calls `listener` after each write of a sandbox's observed state. Returns an unsubscribe function. */
   onSandboxWritten?(listener: (sandboxId: string) => void): () => void;
   /** Whether the container engine answers, as the reconciler last found; absent means it does. */
@@ -21,6 +23,8 @@ export interface ServiceContext {
   runtimes: EngineRuntimes;
   /** What snapshots need from the engine and the reconciler. */
   snapshots: SnapshotEngine;
+  /** Counts each start of a spec that has a warm pool: served from it (hit) or cold (miss). */
+  countWarmPoolClaim?(specId: string, hit: boolean): void;
 }
 
 /**

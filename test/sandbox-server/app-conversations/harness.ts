@@ -58,6 +58,8 @@ export interface Harness {
   agentPort: number;
   /** Sandboxes routed to another port (e.g. a broken agent-server). */
   routes: Map<string, number>;
+  /** Every start of a spec with a warm pool: served from it (hit) or cold. */
+  warmPoolClaims: { specId: string; hit: boolean }[];
   sandboxServer: SandboxServerApp;
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /**
@@ -70,8 +72,9 @@ export interface Harness {
 
 export async function openHarness(
   handle: DatabaseHandle,
-  options: { llmModel?: string | null; sandboxStartTimeoutMs?: number } = {},
+  options: { llmModel?: string | null; sandboxStartTimeoutMs?: number; maxWarmSandboxes?: number } = {},
 ): Promise<Harness> {
+  const warmPoolClaims: { specId: string; hit: boolean }[] = [];
   await ensureDefaultSandboxSpec(handle.db, IMAGE);
   const dataDir = await makeTempDir('app-conv-agent-');
   const agent = await createAgentServerApp({ dataDir, sessionKeys: [] });
@@ -89,10 +92,17 @@ export async function openHarness(
   async function startControlPlane() {
     events = new EventFeed();
     await events.listen(handle.listen);
-    reconciler = new Reconciler({ db: handle.db, runtime, instanceId: 'app-conversations-test', intervalMs: 200 });
+    reconciler = new Reconciler({
+      db: handle.db,
+      runtime,
+      instanceId: 'app-conversations-test',
+      intervalMs: 200,
+      warmPools: { cap: options.maxWarmSandboxes ?? 10 },
+    });
     sandboxServer = createSandboxServerApp({
       db: handle.db,
       reconciler,
+      countWarmPoolClaim: (specId, hit) => warmPoolClaims.push({ specId, hit }),
       apiKeys: [API_KEY],
       maxRunningSandboxes: 50,
       events,
@@ -127,6 +137,7 @@ export async function openHarness(
     agent,
     agentPort: agentListening.port,
     routes,
+    warmPoolClaims,
     get sandboxServer() {
       return sandboxServer;
     },

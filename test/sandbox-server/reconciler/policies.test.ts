@@ -21,6 +21,8 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     idlePauseSeconds: null,
     ttlSeconds: null,
     resumeOnAccess: true,
+    warmPoolSize: 0,
+    warmPoolFingerprint: null,
     isDefault: false,
     createdAt: ago(10_000),
     deletedAt: null,
@@ -48,6 +50,8 @@ function row(overrides: Partial<SandboxRow>): SandboxRow {
     createdAt: ago(0),
     updatedAt: ago(0),
     deletedAt: null,
+    poolFingerprint: null,
+    claimedAt: null,
     ...overrides,
   };
 }
@@ -57,6 +61,11 @@ describe('decidePolicy', () => {
     const idle = spec({ idlePauseSeconds: 300 });
     expect(decidePolicy(row({ lastActiveAt: ago(300) }), idle, now)).toEqual({ sandboxId: 'sb', desired: 'PAUSED', reason: 'idle' });
     expect(decidePolicy(row({ lastActiveAt: ago(299) }), idle, now)).toBeNull();
+  });
+
+  it('leaves unclaimed warm-pool members alone: waiting idle is their job, and their life starts when claimed', () => {
+    const strict = spec({ idlePauseSeconds: 1, ttlSeconds: 1 });
+    expect(decidePolicy(row({ poolFingerprint: 'f', lastActiveAt: ago(3600), createdAt: ago(3600) }), strict, now)).toBeNull();
   });
 
   it('leaves sandboxes that are not running, or not wanted running, alone when idle', () => {

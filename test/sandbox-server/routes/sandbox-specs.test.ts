@@ -21,6 +21,8 @@ const DEFAULT_SPEC = {
   idle_pause_seconds: null,
   ttl_seconds: null,
   resume_on_access: true,
+  warm_pool_size: 0,
+  warm_pool_ready: 0,
   is_default: true,
 };
 
@@ -140,10 +142,11 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         idle_pause_seconds: 600,
         ttl_seconds: 86_400,
         resume_on_access: false,
+        warm_pool_size: 3,
       };
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);
-      expect(body).toEqual({ ...input, created_at: expect.any(String), is_default: false });
+      expect(body).toEqual({ ...input, created_at: expect.any(String), is_default: false, warm_pool_ready: 0 });
     });
 
     it('answers 409 for an id in use', async () => {
@@ -172,6 +175,8 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         [{ image: 'x', initial_env: { 'A-B': 'c' } }, [{ loc: ['body', 'initial_env', 'A-B'], msg: 'must be a valid environment variable name', type: 'value_error' }]],
         [{ image: 'x', initial_env: { A: 1 } }, [{ loc: ['body', 'initial_env', 'A'], msg: 'Invalid input: expected string, received number', type: 'string_type' }]],
         [{ image: 'x', memory_mb: 1.5 }, [{ loc: ['body', 'memory_mb'], msg: 'Invalid input: expected int, received number', type: 'int_type' }]],
+        [{ image: 'x', warm_pool_size: -1 }, [{ loc: ['body', 'warm_pool_size'], msg: 'Too small: expected number to be >=0', type: 'greater_than_equal' }]],
+        [{ image: 'x', warm_pool_size: 101 }, [{ loc: ['body', 'warm_pool_size'], msg: 'Too big: expected number to be <=100', type: 'less_than_equal' }]],
         [{ image: 'x', cpus: 0 }, [{ loc: ['body', 'cpus'], msg: 'Too small: expected number to be >=0.01', type: 'greater_than_equal' }]],
         [
           { image: 'x', exposed_ports: [{ name: 'A', container_port: 1 }, { name: 'A', container_port: 2 }] },

@@ -21,6 +21,8 @@ const row: SandboxRow = {
   createdAt: new Date('2030-01-01T00:00:00.123Z'),
   updatedAt: new Date('2030-01-01T00:00:00Z'),
   deletedAt: null,
+  poolFingerprint: null,
+  claimedAt: null,
 };
 
 describe('toSandboxInfo', () => {

@@ -49,6 +49,7 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
         AGENT_SERVER_IMAGE: TEST_BASE_IMAGE,
         SANDBOX_SERVER_INSTANCE: `restart-${randomBytes(4).toString('hex')}`,
         WEBHOOK_FIRST_RETRY_SECONDS: '1',
+        SANDBOX_WARM_POOL: '0',
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

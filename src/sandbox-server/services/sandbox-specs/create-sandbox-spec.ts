@@ -35,6 +35,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     idlePauseSeconds: input.idle_pause_seconds,
     ttlSeconds: input.ttl_seconds,
     resumeOnAccess: input.resume_on_access,
+    warmPoolSize: input.warm_pool_size,
     isDefault: false,
   };
   const [row] = await ctx.db
@@ -47,5 +48,6 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     })
     .returning();
   if (!row) throw new ConflictError(`Sandbox spec ${values.id} already exists`);
+  if (row.warmPoolSize > 0) ctx.reconciler.refillWarmPools?.();
   return toSandboxSpecInfo(row);
 }

@@ -23,13 +23,15 @@ export const DEFAULT_LIMITS: DefaultLimits = { memoryMb: 2048, pidsLimit: 512, c
  * Makes the spec that runs `agentServerImage` exist and be the only default; run at every start.
  * Its id is the image, as OpenHands names Docker specs, so changing AGENT_SERVER_IMAGE adds a new
  * default and leaves the old spec (and the sandboxes using it) alone. An existing spec of that id
- * keeps its settings but takes the current limits and runtime, which are the operator's to change.
+ * keeps its settings but takes the current limits, runtime and warm pool size (SANDBOX_WARM_POOL),
+ * which are the operator's to change.
  */
 export async function ensureDefaultSandboxSpec(
   db: Database,
   agentServerImage: string,
   limits: DefaultLimits = DEFAULT_LIMITS,
   runtime: OciRuntime = 'runc',
+  warmPoolSize = 0,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx
@@ -43,9 +45,10 @@ export async function ensureDefaultSandboxSpec(
         exposedPorts: [{ name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT }],
         ...limits,
         runtime,
+        warmPoolSize,
         isDefault: true,
       })
-      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { ...limits, runtime, isDefault: true, deletedAt: null } });
+      .onConflictDoUpdate({ target: sandboxSpecs.id, set: { ...limits, runtime, warmPoolSize, isDefault: true, deletedAt: null } });
     await tx
       .update(sandboxSpecs)
       .set({ isDefault: false })

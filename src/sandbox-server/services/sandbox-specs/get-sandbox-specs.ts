@@ -4,7 +4,7 @@ import { sandboxSpecs } from '../../db/schema.js';
 import { MAX_BATCH_IDS } from '../../models/common.js';
 import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';
-import { toSandboxSpecInfo } from './sandbox-spec-info.js';
+import { toSandboxSpecInfos } from './sandbox-spec-info.js';
 
 /** One entry per requested id, in order: the spec, or null when unknown or deleted. */
 export async function getSandboxSpecs(ctx: ServiceContext, ids: readonly string[]): Promise<(SandboxSpecInfo | null)[]> {
@@ -13,6 +13,6 @@ export async function getSandboxSpecs(ctx: ServiceContext, ids: readonly string[
     .select()
     .from(sandboxSpecs)
     .where(and(inArray(sandboxSpecs.id, [...new Set(ids)]), isNull(sandboxSpecs.deletedAt)));
-  const byId = new Map(rows.map((row) => [row.id, toSandboxSpecInfo(row)]));
+  const byId = new Map((await toSandboxSpecInfos(ctx.db, rows)).map((info) => [info.id, info]));
   return ids.map((id) => byId.get(id) ?? null);
 }

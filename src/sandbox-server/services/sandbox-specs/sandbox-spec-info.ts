@@ -1,8 +1,10 @@
-import type { SandboxSpecRow } from '../../db/schema.js';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { type SandboxSpecRow, sandboxes } from '../../db/schema.js';
 import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';
 
 /** The wire view of a spec row: OpenHands' SandboxSpecInfo fields, then ours. */
-export function toSandboxSpecInfo(row: SandboxSpecRow): SandboxSpecInfo {
+export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): SandboxSpecInfo {
   return {
     id: row.id,
     command: row.command,
@@ -19,6 +21,30 @@ export function toSandboxSpecInfo(row: SandboxSpecRow): SandboxSpecInfo {
     idle_pause_seconds: row.idlePauseSeconds,
     ttl_seconds: row.ttlSeconds,
     resume_on_access: row.resumeOnAccess,
+    warm_pool_size: row.warmPoolSize,
+    warm_pool_ready: warmPoolReady,
     is_default: row.isDefault,
   };
+}
+
+/** The wire views of spec rows, each with how many of its warm-pool members are ready to claim. */
+export async function toSandboxSpecInfos(db: Database, rows: readonly SandboxSpecRow[]): Promise<SandboxSpecInfo[]> {
+  const pooled = rows.filter((row) => row.warmPoolSize > 0).map((row) => row.id);
+  const ready = new Map<string, number>();
+  if (pooled.length > 0) {
+    const counts = await db
+      .select({ specId: sandboxes.specId, count: sql<number>`count(*)::int` })
+      .from(sandboxes)
+      .where(
+        and(
+          inArray(sandboxes.specId, pooled),
+          isNotNull(sandboxes.poolFingerprint),
+          eq(sandboxes.status, 'RUNNING'),
+          eq(sandboxes.desiredState, 'RUNNING'),
+        ),
+      )
+      .groupBy(sandboxes.specId);
+    for (const { specId, count } of counts) ready.set(specId, count);
+  }
+  return rows.map((row) => toSandboxSpecInfo(row, ready.get(row.id) ?? 0));
 }

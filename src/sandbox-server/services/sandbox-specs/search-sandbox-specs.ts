@@ -3,7 +3,7 @@ import type { Page } from '../../../contracts/paging.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';
-import { toSandboxSpecInfo } from './sandbox-spec-info.js';
+import { toSandboxSpecInfos } from './sandbox-spec-info.js';
 
 export interface SearchSandboxSpecsInput {
   pageId?: string;
@@ -23,5 +23,5 @@ export async function searchSandboxSpecs(ctx: ServiceContext, input: SearchSandb
     .orderBy(asc(sandboxSpecs.id))
     .limit(input.limit + 1);
   const next = rows.length > input.limit ? rows[input.limit] : undefined;
-  return { items: rows.slice(0, input.limit).map(toSandboxSpecInfo), next_page_id: next?.id ?? null };
+  return { items: await toSandboxSpecInfos(ctx.db, rows.slice(0, input.limit)), next_page_id: next?.id ?? null };
 }

@@ -2,6 +2,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import { NotFoundError } from '../../../errors/index.js';
 import { sandboxes } from '../../db/schema.js';
 import type { ServiceContext } from '../context.js';
+import { notInWarmPool } from './find-sandbox.js';
 
 /**
  * Wants the sandbox DELETED; the reconciler removes its container and data volume. The row stays
@@ -12,10 +13,10 @@ export async function deleteSandbox(ctx: ServiceContext, id: string): Promise<vo
   const updated = await ctx.db
     .update(sandboxes)
     .set({ desiredState: 'DELETED', updatedAt: new Date() })
-    .where(and(eq(sandboxes.id, id), ne(sandboxes.desiredState, 'DELETED')))
+    .where(and(eq(sandboxes.id, id), ne(sandboxes.desiredState, 'DELETED'), notInWarmPool))
     .returning({ id: sandboxes.id });
   if (updated.length === 0) {
-    const [existing] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.id, id));
+    const [existing] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(and(eq(sandboxes.id, id), notInWarmPool));
     if (!existing) throw new NotFoundError('Sandbox not found');
     return;
   }

@@ -4,6 +4,7 @@ import { sandboxes } from '../../db/schema.js';
 import { MAX_BATCH_IDS } from '../../models/common.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
+import { notInWarmPool } from './find-sandbox.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
 /** One entry per requested id, in order: the sandbox, or null when unknown or deleted. */
@@ -12,7 +13,7 @@ export async function getSandboxes(ctx: ServiceContext, ids: readonly string[]):
   const rows = await ctx.db
     .select()
     .from(sandboxes)
-    .where(and(inArray(sandboxes.id, [...new Set(ids)]), ne(sandboxes.desiredState, 'DELETED')));
+    .where(and(inArray(sandboxes.id, [...new Set(ids)]), ne(sandboxes.desiredState, 'DELETED'), notInWarmPool));
   const byId = new Map(rows.map((row) => [row.id, toSandboxInfo(row)]));
   return ids.map((id) => byId.get(id) ?? null);
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { sandboxes } from '../../db/schema.js';
 import type { Transaction } from '../context.js';
 
@@ -13,11 +13,12 @@ export async function lockRunningLimit(tx: Transaction): Promise<void> {
 
 /**
  * Makes room for one more sandbox wanted running by setting the least recently used ones (by
- * lastActiveAt) to desired PAUSED. Call after lockRunningLimit, in the transaction that then adds
+ * lastActiveAt) to desired PAUSED. Unclaimed warm-pool members neither count nor get paused: they
+ * have their own cap (MAX_WARM_SANDBOXES). Call after lockRunningLimit, in the transaction that then adds
  * the sandbox. Returns the ids it paused, for the caller to kick once committed.
  */
 export async function makeRoomForOneMore(tx: Transaction, maxRunning: number, exceptId?: string): Promise<string[]> {
-  const wantedRunning = eq(sandboxes.desiredState, 'RUNNING');
+  const wantedRunning = and(eq(sandboxes.desiredState, 'RUNNING'), isNull(sandboxes.poolFingerprint));
   const running = await tx
     .select({ id: sandboxes.id })
     .from(sandboxes)

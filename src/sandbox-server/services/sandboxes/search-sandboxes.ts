@@ -6,6 +6,7 @@ import type { SandboxStatus } from '../../../contracts/sandbox.js';
 import { sandboxes } from '../../db/schema.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
+import { notInWarmPool } from './find-sandbox.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
 export interface SearchSandboxesInput {
@@ -21,7 +22,7 @@ export interface SearchSandboxesInput {
  * matter. Rows are never removed, so a page id stays valid even after its sandbox is deleted.
  */
 export async function searchSandboxes(ctx: ServiceContext, input: SearchSandboxesInput): Promise<Page<SandboxInfo>> {
-  const conditions = [ne(sandboxes.desiredState, 'DELETED')];
+  const conditions = [ne(sandboxes.desiredState, 'DELETED'), notInWarmPool];
   if (input.status) conditions.push(eq(sandboxes.status, input.status));
   if (input.pageId !== undefined) {
     const [cursorRow] = await ctx.db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.id, input.pageId));

@@ -6,6 +6,7 @@ import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
 import { onEngine } from '../snapshots/engine-error.js';
+import { claimWarmSandbox } from './claim-warm-sandbox.js';
 import { newSandboxId, newSessionApiKey } from './new-ids.js';
 import { lockRunningLimit, makeRoomForOneMore } from './running-limit.js';
 import { toSandboxInfo } from './sandbox-info.js';
@@ -19,8 +20,10 @@ export interface StartSandboxInput {
 }
 
 /**
- * Records a new sandbox wanted RUNNING and returns it at once (status STARTING); the reconciler
- * creates the container. Unknown spec: 404, nothing written.
+ * Hands out a ready member of the spec's warm pool (status RUNNING, with its session key and URLs)
+ * when there is one and no snapshot is asked for; otherwise records a new sandbox wanted RUNNING
+ * and returns it at once (status STARTING), and the reconciler creates the container. Unknown
+ * spec: 404, nothing written.
  *
  * From a snapshot, the new sandbox's data volume is first copied from the snapshot's (so the
  * agent-server finds the same conversations and event ids at start), then the row is written with
@@ -49,7 +52,7 @@ export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput
 }
 
 async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandboxInput, snapshot: SnapshotRow | undefined): Promise<SandboxInfo> {
-  const { row, paused } = await ctx.db.transaction(async (tx) => {
+  const { row, paused, pooled } = await ctx.db.transaction(async (tx) => {
     // Held until this sandbox is committed, so a concurrent delete of the snapshot sees it and refuses.
     if (snapshot) {
       const [still] = await tx.select({ id: snapshots.id }).from(snapshots).where(eq(snapshots.id, snapshot.id)).for('share');
@@ -59,7 +62,7 @@ async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandbo
     // FOR SHARE holds off a concurrent delete of the spec until this sandbox is committed, so the
     // delete then sees it and refuses.
     const [spec] = await tx
-      .select({ id: sandboxSpecs.id })
+      .select({ id: sandboxSpecs.id, warmPoolSize: sandboxSpecs.warmPoolSize, warmPoolFingerprint: sandboxSpecs.warmPoolFingerprint })
       .from(sandboxSpecs)
       .where(
         and(
@@ -70,6 +73,13 @@ async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandbo
       .for('share');
     if (!spec) throw new NotFoundError('Sandbox spec not found');
     const paused = await makeRoomForOneMore(tx, ctx.maxRunningSandboxes);
+    // A start from a snapshot needs its own data volume: it is never served from the pool.
+    const pooled = spec.warmPoolSize > 0 && !snapshot;
+    const fingerprint = spec.warmPoolFingerprint;
+    const claimed = pooled && fingerprint
+      ? await claimWarmSandbox(tx, { specId: spec.id, fingerprint, createdByUserId: input.createdByUserId ?? null })
+      : null;
+    if (claimed) return { row: claimed, paused, pooled };
     const now = new Date();
     const [row] = await tx
       .insert(sandboxes)
@@ -96,8 +106,12 @@ async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandbo
       status: row.status,
       statusDetail: null,
     });
-    return { row, paused };
+    return { row, paused, pooled };
   });
+  if (pooled) {
+    ctx.countWarmPoolClaim?.(row.specId, row.claimedAt !== null);
+    ctx.reconciler.refillWarmPools?.();
+  }
   for (const id of paused) ctx.reconciler.kick(id);
   ctx.reconciler.kick(row.id);
   return toSandboxInfo(row);

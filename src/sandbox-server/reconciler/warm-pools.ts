@@ -1,0 +1,96 @@
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { sandboxes, sandboxSpecs } from '../db/schema.js';
+import { recordEvent } from '../lifecycle-events/record-event.js';
+import type { SandboxRuntime } from '../runtime/runtime.js';
+import { newSandboxId, newSessionApiKey } from '../services/sandboxes/new-ids.js';
+import { warmPoolFingerprint } from '../warm-pool/fingerprint.js';
+import { planWarmPools, type WarmPoolWant } from './warm-pool-plan.js';
+
+export interface WarmPoolContext {
+  db: Database;
+  runtime: SandboxRuntime;
+  /** Unclaimed members across all pools, at most (MAX_WARM_SANDBOXES). */
+  cap: number;
+}
+
+/**
+ * Brings every spec's warm pool back to its size: records each pool's current fingerprint on its
+ * spec (starts claim only members carrying it), wants stale, failed and surplus members DELETED, and adds
+ * new member rows. Members are ordinary sandbox rows wanted RUNNING, so the passes that follow
+ * create, start and check them exactly as any sandbox. Returns the ids it changed or added, for
+ * the pass to look at.
+ */
+export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]> {
+  const specs = await ctx.db
+    .select()
+    .from(sandboxSpecs)
+    .where(and(isNull(sandboxSpecs.deletedAt), gt(sandboxSpecs.warmPoolSize, 0)))
+    .orderBy(desc(sandboxSpecs.isDefault), asc(sandboxSpecs.id));
+  const wants: WarmPoolWant[] = [];
+  const images = new Map<string, string | null>();
+  for (const spec of specs) {
+    if (!images.has(spec.image)) images.set(spec.image, await ctx.runtime.imageId(spec.image));
+    wants.push({ specId: spec.id, size: spec.warmPoolSize, fingerprint: warmPoolFingerprint(spec, images.get(spec.image) ?? null) });
+  }
+  for (const spec of specs) {
+    const fingerprint = wants.find((want) => want.specId === spec.id)?.fingerprint ?? null;
+    if (spec.warmPoolFingerprint !== fingerprint) {
+      await ctx.db.update(sandboxSpecs).set({ warmPoolFingerprint: fingerprint }).where(eq(sandboxSpecs.id, spec.id));
+    }
+  }
+
+  const members = await ctx.db
+    .select({ id: sandboxes.id, specId: sandboxes.specId, fingerprint: sandboxes.poolFingerprint, status: sandboxes.status })
+    .from(sandboxes)
+    .where(and(isNotNull(sandboxes.poolFingerprint), ne(sandboxes.desiredState, 'DELETED')));
+  const plan = planWarmPools(
+    wants,
+    members.map((member) => ({ ...member, fingerprint: member.fingerprint ?? '' })),
+    ctx.cap,
+  );
+
+  const changed: string[] = [];
+  if (plan.retire.length > 0) {
+    // Re-checked in the update: a member claimed since it was read is a user's sandbox now.
+    const retired = await ctx.db
+      .update(sandboxes)
+      .set({ desiredState: 'DELETED', updatedAt: new Date() })
+      .where(and(inArray(sandboxes.id, plan.retire), isNotNull(sandboxes.poolFingerprint)))
+      .returning({ id: sandboxes.id });
+    changed.push(...retired.map((row) => row.id));
+  }
+  const fingerprintOf = new Map(wants.map((want) => [want.specId, want.fingerprint]));
+  for (const specId of plan.add) changed.push(await addMember(ctx.db, specId, fingerprintOf.get(specId) ?? ''));
+  return changed;
+}
+
+async function addMember(db: Database, specId: string, fingerprint: string): Promise<string> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const [row] = await tx
+      .insert(sandboxes)
+      .values({
+        id: newSandboxId(),
+        specId,
+        desiredState: 'RUNNING',
+        status: 'STARTING',
+        sessionApiKey: newSessionApiKey(),
+        poolFingerprint: fingerprint,
+        lastActiveAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!row) throw new Error('insert returned no row');
+    await recordEvent(tx, {
+      type: 'sandbox.created',
+      subjectKind: 'sandbox',
+      subjectId: row.id,
+      sandboxId: row.id,
+      previousStatus: null,
+      status: row.status,
+      statusDetail: 'warm-pool member',
+    });
+    return row.id;
+  });
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
+import { lifecycleEvents, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
+import { claimWarmSandbox } from '../../../src/sandbox-server/services/sandboxes/claim-warm-sandbox.js';
+import { searchSandboxes } from '../../../src/sandbox-server/services/sandboxes/search-sandboxes.js';
+import { startSandbox } from '../../../src/sandbox-server/services/sandboxes/start-sandbox.js';
+import { openTestDatabase, testDrivers } from '../../helpers/database.js';
+import { createFakeRuntime } from '../../helpers/fake-runtime.js';
+
+const SPEC = 'pooled-spec';
+const FINGERPRINT = 'current';
+
+describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
+  let handle: DatabaseHandle;
+  let ctx: ServiceContext;
+  const claims: { specId: string; hit: boolean }[] = [];
+  let refills = 0;
+
+  beforeAll(async () => {
+    handle = await openTestDatabase(driver);
+    ctx = {
+      db: handle.db,
+      reconciler: { kick: () => undefined, refillWarmPools: () => void refills++ },
+      maxRunningSandboxes: 1000,
+      runtimes: { default: 'runc', available: null },
+      countWarmPoolClaim: (specId, hit) => void claims.push({ specId, hit }),
+      snapshots: { runtime: createFakeRuntime(), hold: (_sandboxId, work) => work() },
+    };
+  });
+  afterAll(() => handle?.close());
+  beforeEach(async () => {
+    await handle.db.delete(lifecycleEvents);
+    await handle.db.delete(sandboxes);
+    await handle.db.delete(sandboxSpecs);
+    await handle.db
+      .insert(sandboxSpecs)
+      .values({ id: SPEC, image: 'img', workingDir: '/workspace', exposedPorts: [], warmPoolSize: 3, warmPoolFingerprint: FINGERPRINT });
+    claims.length = 0;
+    refills = 0;
+  });
+
+  async function addMember(overrides: Partial<typeof sandboxes.$inferInsert> = {}): Promise<string> {
+    const id = randomBytes(8).toString('hex');
+    await handle.db.insert(sandboxes).values({
+      id,
+      specId: SPEC,
+      desiredState: 'RUNNING',
+      status: 'RUNNING',
+      sessionApiKey: `key-${id}`,
+      hostPorts: { AGENT_SERVER: 40_000 },
+      poolFingerprint: FINGERPRINT,
+      createdAt: new Date('2030-01-01T00:00:00Z'),
+      ...overrides,
+    });
+    return id;
+  }
+
+  it('answers RUNNING with the member own key and URLs, makes it visible, and records sandbox.claimed once', async () => {
+    const member = await addMember();
+    expect((await searchSandboxes(ctx, { limit: 10 })).items).toEqual([]);
+
+    const before = Date.now();
+    const info = await startSandbox(ctx, { specId: SPEC, createdByUserId: 'alice' });
+
+    expect(info).toMatchObject({
+      id: member,
+      status: 'RUNNING',
+      session_api_key: `key-${member}`,
+      exposed_urls: [{ name: 'AGENT_SERVER', url: 'http://127.0.0.1:40000', port: 40_000 }],
+      created_by_user_id: 'alice',
+    });
+    // Its life starts at the claim: creation time (TTL, listings) is now, not when the pool made it.
+    expect(Date.parse(info.created_at)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(info.created_at)).toBeLessThanOrEqual(Date.now());
+    expect((await searchSandboxes(ctx, { limit: 10 })).items.map((s) => s.id)).toEqual([member]);
+    const events = await handle.db.select().from(lifecycleEvents).where(eq(lifecycleEvents.sandboxId, member));
+    expect(events.map((e) => e.type)).toEqual(['sandbox.claimed']);
+    expect(claims).toEqual([{ specId: SPEC, hit: true }]);
+    expect(refills).toBe(1);
+  });
+
+  it('falls back to a cold start when no member is ready, current and unclaimed', async () => {
+    await addMember({ status: 'STARTING', hostPorts: null });
+    await addMember({ poolFingerprint: 'made-from-an-older-image' });
+    await addMember({ desiredState: 'DELETED' });
+
+    const info = await startSandbox(ctx, { specId: SPEC });
+
+    expect(info.status).toBe('STARTING');
+    expect(info.session_api_key).toBeNull();
+    expect(claims).toEqual([{ specId: SPEC, hit: false }]);
+    const members = await handle.db.select().from(sandboxes).where(isNotNull(sandboxes.poolFingerprint));
+    expect(members).toHaveLength(3);
+  });
+
+  it('never hands one member to two of many concurrent starts', async () => {
+    const members = [await addMember(), await addMember(), await addMember()];
+
+    const answers = await Promise.all(Array.from({ length: 12 }, () => startSandbox(ctx, { specId: SPEC })));
+
+    const warm = answers.filter((a) => a.status === 'RUNNING').map((a) => a.id);
+    expect(warm.sort()).toEqual([...members].sort());
+    expect(answers.filter((a) => a.status === 'STARTING')).toHaveLength(9);
+    const claimed = await handle.db.select().from(lifecycleEvents).where(eq(lifecycleEvents.type, 'sandbox.claimed'));
+    expect(claimed.map((e) => e.sandboxId).sort()).toEqual([...members].sort());
+  });
+
+  it('skips a member another transaction holds instead of waiting for it or taking it twice', async () => {
+    const members = [await addMember(), await addMember(), await addMember(), await addMember()];
+
+    const taken = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        handle.db.transaction((tx) => claimWarmSandbox(tx, { specId: SPEC, fingerprint: FINGERPRINT, createdByUserId: null })),
+      ),
+    );
+
+    const ids = taken.filter((row) => row !== null).map((row) => row.id);
+    expect(ids.sort()).toEqual([...members].sort());
+    expect(taken.filter((row) => row === null)).toHaveLength(6);
+    const left = await handle.db
+      .select()
+      .from(sandboxes)
+      .where(and(eq(sandboxes.specId, SPEC), isNotNull(sandboxes.poolFingerprint)));
+    expect(left).toEqual([]);
+  });
+});
