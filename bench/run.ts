@@ -13,6 +13,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   snapshots: () => import('./snapshots.js'),
+  // Needs the Docker engine, the base image and `npm run build`.
+  warm: () => import('./warm.js'),
 };
 
 const requested = process.argv.slice(2);

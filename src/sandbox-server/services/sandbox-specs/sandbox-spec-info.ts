@@ -1,6 +1,6 @@
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { type SandboxSpecRow, sandboxes } from '../../db/schema.js';
+import { type SandboxSpecRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';
 
 /** The wire view of a spec row: OpenHands' SandboxSpecInfo fields, then ours. */
@@ -27,7 +27,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
   };
 }
 
-/** The wire views of spec rows, each with how many of its warm-pool members are ready to claim. */
+/** The wire views of spec rows, each with how many of its warm-pool members are ready to claim (current ones only). */
 export async function toSandboxSpecInfos(db: Database, rows: readonly SandboxSpecRow[]): Promise<SandboxSpecInfo[]> {
   const pooled = rows.filter((row) => row.warmPoolSize > 0).map((row) => row.id);
   const ready = new Map<string, number>();
@@ -35,10 +35,11 @@ export async function toSandboxSpecInfos(db: Database, rows: readonly SandboxSpe
     const counts = await db
       .select({ specId: sandboxes.specId, count: sql<number>`count(*)::int` })
       .from(sandboxes)
+      .innerJoin(sandboxSpecs, eq(sandboxes.specId, sandboxSpecs.id))
       .where(
         and(
           inArray(sandboxes.specId, pooled),
-          isNotNull(sandboxes.poolFingerprint),
+          eq(sandboxes.poolFingerprint, sandboxSpecs.warmPoolFingerprint),
           eq(sandboxes.status, 'RUNNING'),
           eq(sandboxes.desiredState, 'RUNNING'),
         ),

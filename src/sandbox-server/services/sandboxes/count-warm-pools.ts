@@ -1,10 +1,10 @@
-import { and, gt, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { WarmPoolCounts } from '../../../http/metrics/index.js';
 import type { Database } from '../../db/client.js';
 import { sandboxes, sandboxSpecs } from '../../db/schema.js';
 
 /**
- * Per spec that has a warm pool (or sandboxes claimed from one): ready members, and live sandboxes
+ * Per spec that has a warm pool (or sandboxes claimed from one): ready current members, and live sandboxes
  * claimed from it. Specs with a pool are listed even at zero so their series do not vanish.
  */
 export async function countWarmPools(db: Database): Promise<WarmPoolCounts> {
@@ -17,10 +17,11 @@ export async function countWarmPools(db: Database): Promise<WarmPoolCounts> {
   const rows = await db
     .select({
       specId: sandboxes.specId,
-      ready: sql<number>`(count(*) filter (where ${sandboxes.poolFingerprint} is not null and ${sandboxes.status} = 'RUNNING'))::int`,
+      ready: sql<number>`(count(*) filter (where ${sandboxes.poolFingerprint} = ${sandboxSpecs.warmPoolFingerprint} and ${sandboxes.status} = 'RUNNING'))::int`,
       claimed: sql<number>`(count(*) filter (where ${sandboxes.claimedAt} is not null))::int`,
     })
     .from(sandboxes)
+    .innerJoin(sandboxSpecs, eq(sandboxes.specId, sandboxSpecs.id))
     .where(
       and(
         ne(sandboxes.desiredState, 'DELETED'),

@@ -1,0 +1,179 @@
+/**
+ * Warm time to interactive: POST /api/v1/sandboxes answered from the default spec's warm pool, then
+ * the first `echo ok` run through the control plane's proxy, measured from before the POST to the
+ * command's output. Its floor, measured in the same run and alternating with it: `docker run` of the
+ * same image (create + start with the same port binding) until the first `echo ok` answers directly
+ * on the published port. Between samples the claimed sandbox is deleted and the pool refilled, so
+ * each sample finds a ready member (the steady state of a pool sized for its traffic); hits and
+ * misses are counted and printed. Peers' published medians for create -> first command (ComputeSDK
+ * benchmark, 2026-04-01) are printed beside it. WARM_SAMPLES sets the rounds (default 20),
+ * WARM_RUNTIME the OCI runtime (default runc).
+ * Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local) and
+ * `npm run build`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Docker from 'dockerode';
+import { loadConfig } from '../src/sandbox-server/config.js';
+import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
+import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
+import { startSandboxServer } from '../src/sandbox-server/server.js';
+import { formatMs, formatRatio, percentile, printTable } from './measure.js';
+
+const SAMPLES = Number(process.env.WARM_SAMPLES ?? 20);
+const RUNTIME = process.env.WARM_RUNTIME ?? 'runc';
+const POOL = 2;
+const POLL_MS = 5;
+const TIMEOUT_MS = 120_000;
+const FLOOR_KEY = 'bench-floor-key';
+/** ComputeSDK benchmark, 2026-04-01: median create -> first command. */
+const PEERS = [
+  ['Daytona', 110],
+  ['E2B', 440],
+] as const;
+
+export async function run(): Promise<void> {
+  const docker = new Docker();
+  const instanceId = `bench-warm-${randomBytes(4).toString('hex')}`;
+  const image = `sandbox-server-bench/agent-server:${instanceId}`;
+  const baseImage = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
+  console.log(`building ${image} FROM ${baseImage} ...`);
+  await buildAgentServerImage({ docker, baseImage, tag: image });
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-warm-'));
+  const server = await startSandboxServer(
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      AGENT_SERVER_IMAGE: image,
+      SANDBOX_BASE_IMAGE: baseImage,
+      SANDBOX_SERVER_INSTANCE: instanceId,
+      SANDBOX_RUNTIME: RUNTIME,
+      SANDBOX_WARM_POOL: String(POOL),
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    }),
+  );
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  const poolReady = () =>
+    until(async () => (await api('GET', '/api/v1/sandbox-specs/search')).items.some((s: any) => s.is_default && s.warm_pool_ready === POOL));
+
+  const warm: number[] = [];
+  const floor: number[] = [];
+  let misses = 0;
+  try {
+    for (let i = 0; i < SAMPLES; i++) {
+      floor.push(await floorRun(docker, image, instanceId));
+      await poolReady();
+      const started = performance.now();
+      const sandbox = await api('POST', '/api/v1/sandboxes');
+      if (sandbox.status !== 'RUNNING') misses++;
+      const ran = await untilValue(async () => {
+        const response = await fetch(`${server.url}/api/v1/sandboxes/${sandbox.id}/agent/api/bash/execute_bash_command`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
+        });
+        return response.ok ? ((await response.json()) as { stdout: string }).stdout : undefined;
+      });
+      warm.push(performance.now() - started);
+      if (ran !== 'ok\n') throw new Error(`unexpected output ${JSON.stringify(ran)}`);
+      await api('DELETE', `/api/v1/sandboxes/${sandbox.id}`);
+      await until(async () => (await docker.listContainers({ all: true, filters: { label: [`sandbox-server.id=${sandbox.id}`] } })).length === 0);
+    }
+  } finally {
+    await server.close();
+    await removeLabelled(docker, instanceId);
+    await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+
+  const ours = { p50: percentile(warm, 0.5), p95: percentile(warm, 0.95) };
+  const base = { p50: percentile(floor, 0.5), p95: percentile(floor, 0.95) };
+  console.log(`\n${RUNTIME}: ${SAMPLES} rounds alternating; pool of ${POOL} for the default spec; ${SAMPLES - misses} hits, ${misses} misses`);
+  printTable(
+    ['figure (target <= 0.15x floor)', 'ours p50', 'ours p95', 'floor p50', 'floor p95', 'p50 ratio', 'samples'],
+    [
+      [
+        'warm TTI: POST -> first `echo ok` via proxy',
+        formatMs(ours.p50),
+        formatMs(ours.p95),
+        formatMs(base.p50),
+        formatMs(base.p95),
+        formatRatio(ours.p50 / base.p50),
+        `${warm.length} + ${floor.length}`,
+      ],
+    ],
+  );
+  console.log('');
+  printTable(
+    ['peer (create -> first command, published median)', 'p50', 'ours p50 / theirs'],
+    PEERS.map(([name, ms]) => [name, formatMs(ms), formatRatio(ours.p50 / ms)]),
+  );
+}
+
+/** `docker run` of the image until `echo ok` answers on its published port, directly. */
+async function floorRun(docker: Docker, image: string, instanceId: string): Promise<number> {
+  const started = performance.now();
+  const container = await docker.createContainer({
+    Image: image,
+    // Without a session key the agent-server only listens on loopback, unreachable from the host.
+    Env: [`OH_SESSION_API_KEYS_0=${FLOOR_KEY}`],
+    Labels: { [LABEL_INSTANCE]: instanceId },
+    ExposedPorts: { '8000/tcp': {} },
+    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] }, Runtime: RUNTIME },
+  });
+  try {
+    await container.start();
+    const port = (await container.inspect()).NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
+    const output = await untilValue(async () => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/api/bash/execute_bash_command`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'X-Session-API-Key': FLOOR_KEY },
+          body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
+          signal: AbortSignal.timeout(5_000),
+        });
+        return response.ok ? ((await response.json()) as { stdout: string }).stdout : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    const elapsed = performance.now() - started;
+    if (output !== 'ok\n') throw new Error(`unexpected floor output ${JSON.stringify(output)}`);
+    return elapsed;
+  } finally {
+    await container.remove({ force: true, v: true });
+  }
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  await untilValue(async () => ((await condition()) ? true : undefined));
+}
+
+async function untilValue<T>(attempt: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const value = await attempt();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+async function removeLabelled(docker: Docker, instanceId: string): Promise<void> {
+  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
+  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();
