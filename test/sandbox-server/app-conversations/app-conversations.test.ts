@@ -278,18 +278,25 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
         interval: 50,
       });
     }
-    const anHourAgo = new Date(Date.now() - 3_600_000);
-    await handle.db.update(sandboxes).set({ lastActiveAt: anHourAgo }).where(eq(sandboxes.id, used));
+    // Nearly idle (590 of 600 s), so that a sweep between this write and the proxy's activity
+    // write, which lands in the background, cannot pause it; the activity must bring it to now.
+    await handle.db
+      .update(sandboxes)
+      .set({ lastActiveAt: new Date(Date.now() - 590_000) })
+      .where(eq(sandboxes.id, used));
     expect((await h.request('GET', `/api/v1/sandboxes/${used}/agent/alive`)).status).toBe(200);
-    await handle.db.update(sandboxes).set({ lastActiveAt: anHourAgo }).where(eq(sandboxes.id, idle));
+    const lastActive = async () => (await handle.db.select().from(sandboxes).where(eq(sandboxes.id, used)))[0]?.lastActiveAt.getTime() ?? 0;
+    await vi.waitFor(async () => expect(Date.now() - (await lastActive())).toBeLessThan(60_000), { timeout: 10_000, interval: 50 });
+    await handle.db
+      .update(sandboxes)
+      .set({ lastActiveAt: new Date(Date.now() - 3_600_000) })
+      .where(eq(sandboxes.id, idle));
 
     await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${idle}`)).body[0].status).toBe('PAUSED'), {
       timeout: 10_000,
       interval: 50,
     });
     expect((await h.request('GET', `/api/v1/sandboxes?id=${used}`)).body[0].status).toBe('RUNNING');
-    const [row] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, used));
-    expect(Date.now() - (row?.lastActiveAt.getTime() ?? 0)).toBeLessThan(60_000);
   });
 
   it('ends in ERROR with a detail for an unknown sandbox, a deleted sandbox and a failing agent-server', async () => {
