@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureBuilt } from '../../helpers/build.js';
-import { TEST_BASE_IMAGE } from '../../helpers/docker.js';
+import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../../helpers/docker.js';
 import { downPort, type Receiver, startReceiver } from './receiver.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -23,6 +23,7 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
   let databaseUrl = '';
   let receiver: Receiver | undefined;
   const children: ControlPlane[] = [];
+  const instanceIds: string[] = [];
 
   beforeAll(async () => {
     await ensureBuilt();
@@ -34,11 +35,16 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await receiver?.close();
+    // The ERROR sandbox has no container, but it has its network.
+    const docker = await connectDocker();
+    if (docker) for (const instanceId of instanceIds) await removeInstanceResources(docker, instanceId);
     await withAdmin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   });
 
   /** Starts `node dist/sandbox-server.js` and resolves with its URL once it listens. */
   async function startControlPlane(): Promise<{ child: ControlPlane; url: string }> {
+    const instanceId = `restart-${randomBytes(4).toString('hex')}`;
+    instanceIds.push(instanceId);
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js')], {
       env: {
         PATH: process.env.PATH,
@@ -47,7 +53,7 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
         SANDBOX_SERVER_API_KEYS: API_KEY,
         // Present already, so nothing is built; the sandbox below names an image that is not.
         AGENT_SERVER_IMAGE: TEST_BASE_IMAGE,
-        SANDBOX_SERVER_INSTANCE: `restart-${randomBytes(4).toString('hex')}`,
+        SANDBOX_SERVER_INSTANCE: instanceId,
         WEBHOOK_FIRST_RETRY_SECONDS: '1',
         SANDBOX_WARM_POOL: '0',
         LOG_LEVEL: 'info',
@@ -80,7 +86,8 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
     const first = await startControlPlane();
     const hook = await call(first.url, 'POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${port}/hooks`, event_types: ['sandbox.created'] });
     expect(hook.status).toBe(201);
-    // An image that does not exist: the sandbox goes ERROR without a container ever being made.
+    // An image that does not exist: the sandbox goes ERROR without a container ever being made
+    // (its network is made, and removed by afterAll).
     expect((await call(first.url, 'POST', '/api/v1/sandbox-specs', { id: 'absent', image: 'sandbox-server-test/absent:none' })).status).toBe(201);
     const sandbox = await call(first.url, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: 'absent' });
     expect(sandbox.status).toBe(200);
