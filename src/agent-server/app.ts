@@ -40,6 +40,11 @@ export interface AgentServerOptions {
   browser?: BrowserGuardOptions;
   /** Who runs the agent's commands (terminal tool, /api/bash) and owns its files; this process's user when absent. */
   agentUser?: AgentUser;
+  /**
+   * Directories the file routes never read from, whatever path leads there (the session key's):
+   * this process reads as root, and a key file written again after it took the key must not leak.
+   */
+  secretDirs?: readonly string[];
   /** Where /api/bash commands run by default; the process's working directory when absent. */
   workspaceDir?: string;
   /** Largest request body accepted, in bytes; DEFAULT_MAX_REQUEST_BODY_BYTES when absent. */
@@ -85,7 +90,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const bashCommands = new BashCommands(bashEvents, workspaceDir, options.agentUser);
   registerBashRoutes(app, { commands: bashCommands, events: bashEvents });
   registerGitRoutes(app, { workspaceDir });
-  registerFileRoutes(app, options.agentUser);
+  registerFileRoutes(app, options.agentUser, options.secretDirs ?? []);
   registerDownloadTrajectory(app, ctx);
   await registerCatalogRoutes(app, { configuredModels: () => listConversationModels(ctx) });
   const isValidKey = (candidate: string | undefined) => isValidSessionKey(options.sessionKeys, candidate);

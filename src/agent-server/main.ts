@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { readFile, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { lookupAgentUser } from './agent-user.js';
 import { ConfigError, HELP, isLoopbackHost, parseConfig, type AgentServerConfig } from './config.js';
 
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
       dataDir: config.dataDir,
       sessionKeys,
       agentUser,
+      secretDirs: config.sessionKeyFile ? [dirname(resolve(config.sessionKeyFile))] : [],
       browser: { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins },
       maxRequestBodyBytes: config.maxBodyMb * 1024 * 1024,
     });

@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readlink, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ForbiddenError } from '../../../errors/index.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 import { fileSystemError, notRegularFileError, pathIsDirectoryError } from './file-system-error.js';
 import { FileBytesSchema, FilePathQuerySchema } from './models.js';
@@ -21,10 +22,10 @@ export const downloadFileRoute = createRoute({
   },
 });
 
-export function registerDownloadFile(app: OpenAPIHono): void {
+export function registerDownloadFile(app: OpenAPIHono, secretDirs: readonly string[]): void {
   app.openapi(downloadFileRoute, async (c) => {
     const { path } = c.req.valid('query');
-    const { handle, size } = await openRegularFile(path);
+    const { handle, size } = await openRegularFile(path, secretDirs);
     const stream = handle.createReadStream();
     return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>, 200, {
       'content-type': 'application/octet-stream',
@@ -39,8 +40,10 @@ export function registerDownloadFile(app: OpenAPIHono): void {
  * with O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever, holding
  * one of the few threads every file operation of the server shares. Only a regular file is served
  * (a FIFO, socket or device has no size and may never end); O_NONBLOCK changes nothing for those.
+ * A file in `secretDirs` is refused by where the opened file really is (/proc/self/fd), so no
+ * symbolic link, `..` or link swapped in between leads there.
  */
-async function openRegularFile(path: string): Promise<{ handle: FileHandle; size: number }> {
+async function openRegularFile(path: string, secretDirs: readonly string[]): Promise<{ handle: FileHandle; size: number }> {
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -48,6 +51,10 @@ async function openRegularFile(path: string): Promise<{ handle: FileHandle; size
     throw fileSystemError(error);
   }
   try {
+    if (secretDirs.length > 0) {
+      const real = await readlink(`/proc/self/fd/${handle.fd}`);
+      if (secretDirs.some((dir) => real === dir || real.startsWith(`${dir}/`))) throw new ForbiddenError('Permission denied');
+    }
     const found = await handle.stat();
     if (found.isDirectory()) throw pathIsDirectoryError();
     if (!found.isFile()) throw notRegularFileError();
