@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
-import { UnavailableError, UpstreamError } from '../../errors/index.js';
+import { ConflictError, UnavailableError, UpstreamError } from '../../errors/index.js';
 import { ErrorDetailSchema } from '../models/common.js';
 import { resolveTarget } from '../proxy/target-cache.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
@@ -47,7 +47,12 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
 
   app.all('/api/v1/sandboxes/:id/agent/*', async (c) => {
     const { id } = parsePath(ProxyParamsSchema, { id: c.req.param('id') });
-    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
+    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS }).catch((error: unknown) => {
+      // An engine shutting down stops its containers first: the failed state seen meanwhile is
+      // the engine's doing, and the reconciler restores the sandbox when the engine returns.
+      if (error instanceof ConflictError && !deps.engineAvailable()) throw engineAway(id);
+      throw error;
+    });
     deps.recordActivity(id);
     const url = new URL(c.req.url);
     const path = url.pathname.slice(url.pathname.indexOf('/agent/') + '/agent'.length);
@@ -61,11 +66,13 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
       if (!(error instanceof UpstreamError)) throw error;
       // Unreachable: the container may have gone or moved; the next request looks it up again.
       deps.targets.forget(id);
-      // With its engine away the sandbox is down for a while, not broken: worth asking again later.
-      if (!deps.engineAvailable()) {
-        throw new UnavailableError(`Sandbox ${id} cannot be reached: its container engine is unavailable; retry shortly`, ENGINE_RETRY_AFTER_SECONDS);
-      }
+      if (!deps.engineAvailable()) throw engineAway(id);
       throw error;
     }
   });
 };
+
+/** With its engine away the sandbox is down for a while, not broken: worth asking again later. */
+function engineAway(id: string): UnavailableError {
+  return new UnavailableError(`Sandbox ${id} cannot be reached: its container engine is unavailable; retry shortly`, ENGINE_RETRY_AFTER_SECONDS);
+}
