@@ -13,6 +13,8 @@ export interface ListeningAgentServer {
   wsUrl: string;
   key: string;
   server: AgentServer;
+  /** Sends a JSON request with the session key; the body is the parsed answer, if any. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
@@ -24,11 +26,20 @@ export async function startListeningAgentServer(dataDir: string, workspaceDir: s
     server.injectWebSocket(started);
   });
   const { port } = http.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     wsUrl: `ws://127.0.0.1:${port}`,
     key: PARITY_KEY,
     server,
+    async call(method, path, body) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'x-session-api-key': PARITY_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json().catch(() => undefined) };
+    },
     async close() {
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));

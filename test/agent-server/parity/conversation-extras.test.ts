@@ -38,14 +38,7 @@ function newAgent(): Agent {
   return new Agent({ llm: { model: 'openai/scripted', api_key: 'sk-test', base_url: llm.baseUrl } });
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${agent.url}${path}`, {
-    method,
-    headers: { 'x-session-api-key': agent.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json().catch(() => undefined) };
-}
+const call = (method: string, path: string, body?: unknown) => agent.call(method, path, body);
 
 async function finished(conversation: RemoteConversation): Promise<void> {
   for (let attempt = 0; attempt < 400; attempt++) {

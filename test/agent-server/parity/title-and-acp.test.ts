@@ -41,14 +41,7 @@ function llmConfig(baseUrl: string) {
   return { model: 'openai/scripted', api_key: 'sk-test', base_url: baseUrl, num_retries: 0 };
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${agent.url}${path}`, {
-    method,
-    headers: { 'x-session-api-key': agent.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json().catch(() => undefined) };
-}
+const call = (method: string, path: string, body?: unknown) => agent.call(method, path, body);
 
 async function conversationWith(message?: string): Promise<RemoteConversation> {
   const conversation = await manager.createConversation(new Agent({ llm: llmConfig(llm.baseUrl) }), { workingDir: join(root, 'workspace') });
