@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { ensureBuilt } from '../helpers/build.js';
+import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { type OwnPostgres, startOwnPostgres } from '../helpers/own-postgres.js';
 
@@ -77,35 +78,16 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
   }
 
   async function startControlPlane(): Promise<void> {
-    controlPlane = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js')], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATABASE_URL: pg.url,
-        DATABASE_QUERY_TIMEOUT_SECONDS: String(QUERY_TIMEOUT_SECONDS),
-        DOCKER_HOST: `unix://${SOCKET}`,
-        SANDBOX_SERVER_API_KEYS: KEY,
-        SANDBOX_SERVER_INSTANCE: instanceId,
-        // An image we did not build is left alone: no agent-server build in this suite.
-        AGENT_SERVER_IMAGE: TEST_BASE_IMAGE,
-        MAX_RUNNING_SANDBOXES: '100',
-        RECONCILE_INTERVAL_MS: '1000',
-        ORPHAN_GRACE_SECONDS: '2',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    controlPlane = await spawnControlPlane(port, {
+      DATABASE_URL: pg.url,
+      DATABASE_QUERY_TIMEOUT_SECONDS: String(QUERY_TIMEOUT_SECONDS),
+      DOCKER_HOST: `unix://${SOCKET}`,
+      SANDBOX_SERVER_API_KEYS: KEY,
+      SANDBOX_SERVER_INSTANCE: instanceId,
     });
-    await vi.waitFor(async () => expect((await call('GET', '/alive')).status).toBe(200), { timeout: 60_000, interval: 100 });
   }
 
-  function killControlPlane(): Promise<void> {
-    const child = controlPlane;
-    if (!child || child.exitCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
-  }
+  const killControlPlane = () => killProcess(controlPlane);
 
   async function statuses(ids: string[]): Promise<string[]> {
     const { body } = await call('GET', `/api/v1/sandboxes?${ids.map((id) => `id=${id}`).join('&')}`);

@@ -1,14 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { ensureBuilt } from '../helpers/build.js';
+import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const KEY = 'replicas-test-key-0123456789';
 const LEASE_HELD = /^sandbox_server_lease_held\{lease="reconciler\/local"\} 1$/m;
 
@@ -53,33 +52,14 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
   }
 
   async function start(replica: Replica): Promise<void> {
-    replica.process = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js')], {
-      env: {
-        ...process.env,
-        PORT: String(replica.port),
-        DATABASE_URL: database.url,
-        SANDBOX_SERVER_API_KEYS: KEY,
-        SANDBOX_SERVER_INSTANCE: instanceId,
-        // An image we did not build is left alone: no agent-server build in this suite.
-        AGENT_SERVER_IMAGE: TEST_BASE_IMAGE,
-        MAX_RUNNING_SANDBOXES: '100',
-        RECONCILE_INTERVAL_MS: '1000',
-        ORPHAN_GRACE_SECONDS: '2',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    replica.process = await spawnControlPlane(replica.port, {
+      DATABASE_URL: database.url,
+      SANDBOX_SERVER_API_KEYS: KEY,
+      SANDBOX_SERVER_INSTANCE: instanceId,
     });
-    await vi.waitFor(async () => expect((await call(replica, 'GET', '/alive')).status).toBe(200), { timeout: 60_000, interval: 100 });
   }
 
-  function kill(replica: Replica): Promise<void> {
-    const child = replica.process;
-    if (!child || child.exitCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
-  }
+  const kill = (replica: Replica) => killProcess(replica.process);
 
   async function holdsLease(replica: Replica): Promise<boolean> {
     return LEASE_HELD.test((await call(replica, 'GET', '/metrics')).text);
