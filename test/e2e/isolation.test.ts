@@ -83,6 +83,18 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       const download = await cp.request('GET', agent(`/api/file/download?path=${encodeURIComponent(path)}`));
       expect(JSON.stringify(download.body), path).not.toContain(key.slice(0, 12));
     }
+    // A key file written again after the agent-server took it (two starts racing) is not served
+    // either: whatever lies in the key's directory is refused.
+    const planted = '/run/sandbox-server/planted';
+    const form = new FormData();
+    form.append('file', new Blob(['planted']), 'planted');
+    const upload = await fetch(`${neighbour.agentUrl}/api/file/upload?path=${encodeURIComponent(planted)}`, {
+      method: 'POST',
+      headers: { 'X-Session-API-Key': key },
+      body: form,
+    });
+    expect(upload.status).toBe(200);
+    expect((await cp.request('GET', agent(`/api/file/download?path=${encodeURIComponent(planted)}`))).status).toBe(403);
     // And the key still works: the control plane's proxy and the owner use it.
     expect((await fetch(`${neighbour.agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': key } })).status).toBe(200);
   });
