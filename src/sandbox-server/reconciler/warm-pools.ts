@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { sandboxes, sandboxSpecs } from '../db/schema.js';
-import { recordEvent } from '../lifecycle-events/record-event.js';
 import type { SandboxRuntime } from '../runtime/runtime.js';
-import { newSandboxId, newSessionApiKey } from '../services/sandboxes/new-ids.js';
+import { insertSandbox } from '../services/sandboxes/insert-sandbox.js';
+import { newSandboxId } from '../services/sandboxes/new-ids.js';
 import { warmPoolFingerprint } from '../warm-pool/fingerprint.js';
 import { planWarmPools, type WarmPoolWant } from './warm-pool-plan.js';
 
@@ -66,31 +66,6 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
 }
 
 async function addMember(db: Database, specId: string, fingerprint: string): Promise<string> {
-  return db.transaction(async (tx) => {
-    const now = new Date();
-    const [row] = await tx
-      .insert(sandboxes)
-      .values({
-        id: newSandboxId(),
-        specId,
-        desiredState: 'RUNNING',
-        status: 'STARTING',
-        sessionApiKey: newSessionApiKey(),
-        poolFingerprint: fingerprint,
-        lastActiveAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no row');
-    await recordEvent(tx, {
-      type: 'sandbox.created',
-      subjectKind: 'sandbox',
-      subjectId: row.id,
-      sandboxId: row.id,
-      previousStatus: null,
-      status: row.status,
-      statusDetail: 'warm-pool member',
-    });
-    return row.id;
-  });
+  const row = await db.transaction((tx) => insertSandbox(tx, { id: newSandboxId(), specId, poolFingerprint: fingerprint }, 'warm-pool member'));
+  return row.id;
 }

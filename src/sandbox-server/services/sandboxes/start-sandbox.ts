@@ -1,13 +1,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { NotFoundError, validationError } from '../../../errors/index.js';
 import { dataVolumeNameFor } from '../../reconciler/container-request.js';
-import { type SnapshotRow, sandboxes, sandboxSpecs, snapshots } from '../../db/schema.js';
-import { recordEvent } from '../../lifecycle-events/record-event.js';
+import { type SnapshotRow, sandboxSpecs, snapshots } from '../../db/schema.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
 import { onEngine } from '../snapshots/engine-error.js';
 import { claimWarmSandbox } from './claim-warm-sandbox.js';
-import { newSandboxId, newSessionApiKey } from './new-ids.js';
+import { insertSandbox } from './insert-sandbox.js';
+import { newSandboxId } from './new-ids.js';
 import { lockRunningLimit, makeRoomForOneMore } from './running-limit.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
@@ -44,14 +44,14 @@ export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput
     await onEngine('Copying the snapshot', () => ctx.snapshots.runtime.restoreVolume(from, { sandboxId: id, name: dataVolumeNameFor(id) }));
   }
   try {
-    return await insertSandbox(ctx, id, { ...input, specId: snapshot?.specId ?? input.specId }, snapshot);
+    return await claimOrInsert(ctx, id, { ...input, specId: snapshot?.specId ?? input.specId }, snapshot);
   } catch (error) {
     if (snapshot) await ctx.snapshots.runtime.removeVolume(dataVolumeNameFor(id)).catch(() => undefined);
     throw error;
   }
 }
 
-async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandboxInput, snapshot: SnapshotRow | undefined): Promise<SandboxInfo> {
+async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandboxInput, snapshot: SnapshotRow | undefined): Promise<SandboxInfo> {
   const { row, paused, pooled } = await ctx.db.transaction(async (tx) => {
     // Held until this sandbox is committed, so a concurrent delete of the snapshot sees it and refuses.
     if (snapshot) {
@@ -80,32 +80,11 @@ async function insertSandbox(ctx: ServiceContext, id: string, input: StartSandbo
       ? await claimWarmSandbox(tx, { specId: spec.id, fingerprint, createdByUserId: input.createdByUserId ?? null })
       : null;
     if (claimed) return { row: claimed, paused, pooled };
-    const now = new Date();
-    const [row] = await tx
-      .insert(sandboxes)
-      .values({
-        id,
-        specId: spec.id,
-        snapshotId: snapshot?.id ?? null,
-        image: snapshot?.image ?? null,
-        createdByUserId: input.createdByUserId ?? null,
-        desiredState: 'RUNNING',
-        status: 'STARTING',
-        sessionApiKey: newSessionApiKey(),
-        lastActiveAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no row');
-    await recordEvent(tx, {
-      type: 'sandbox.created',
-      subjectKind: 'sandbox',
-      subjectId: row.id,
-      sandboxId: row.id,
-      previousStatus: null,
-      status: row.status,
-      statusDetail: null,
-    });
+    const row = await insertSandbox(
+      tx,
+      { id, specId: spec.id, snapshotId: snapshot?.id ?? null, image: snapshot?.image ?? null, createdByUserId: input.createdByUserId ?? null },
+      null,
+    );
     return { row, paused, pooled };
   });
   if (pooled) {
