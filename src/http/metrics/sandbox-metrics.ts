@@ -45,30 +45,22 @@ export function createSandboxMetrics(registry: Registry): SandboxMetrics {
     warmPoolScrape ??= readWarmPoolCounts().finally(() => setImmediate(() => (warmPoolScrape = undefined)));
     return warmPoolScrape;
   };
-  new Gauge({
-    name: 'warm_pool_ready',
-    help: 'Warm-pool sandboxes ready to be claimed, by spec',
-    labelNames: ['spec'],
-    registers: [registry],
-    async collect() {
-      const counts = await warmPoolCounts();
-      if (counts === undefined) return;
-      this.reset();
-      for (const [spec, { ready }] of Object.entries(counts)) this.set({ spec }, ready);
-    },
-  });
-  new Gauge({
-    name: 'warm_pool_claimed',
-    help: 'Live sandboxes that were claimed from a warm pool, by spec',
-    labelNames: ['spec'],
-    registers: [registry],
-    async collect() {
-      const counts = await warmPoolCounts();
-      if (counts === undefined) return;
-      this.reset();
-      for (const [spec, { claimed }] of Object.entries(counts)) this.set({ spec }, claimed);
-    },
-  });
+  const warmPoolGauge = (name: string, help: string, field: keyof WarmPoolCounts[string]): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['spec'],
+      registers: [registry],
+      async collect() {
+        const counts = await warmPoolCounts();
+        if (counts === undefined) return;
+        this.reset();
+        for (const [spec, count] of Object.entries(counts)) this.set({ spec }, count[field]);
+      },
+    });
+  };
+  warmPoolGauge('warm_pool_ready', 'Warm-pool sandboxes ready to be claimed, by spec', 'ready');
+  warmPoolGauge('warm_pool_claimed', 'Live sandboxes that were claimed from a warm pool, by spec', 'claimed');
   const warmPoolHits = new Counter({
     name: 'warm_pool_hits_total',
     help: 'Starts served at once by a ready warm-pool sandbox, by spec',
