@@ -33,8 +33,9 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
     if (!images.has(spec.image)) images.set(spec.image, await ctx.runtime.imageId(spec.image));
     wants.push({ specId: spec.id, size: spec.warmPoolSize, fingerprint: warmPoolFingerprint(spec, images.get(spec.image) ?? null) });
   }
+  const fingerprintOf = new Map(wants.map((want) => [want.specId, want.fingerprint]));
   for (const spec of specs) {
-    const fingerprint = wants.find((want) => want.specId === spec.id)?.fingerprint ?? null;
+    const fingerprint = fingerprintOf.get(spec.id) ?? null;
     if (spec.warmPoolFingerprint !== fingerprint) {
       await ctx.db.update(sandboxSpecs).set({ warmPoolFingerprint: fingerprint }).where(eq(sandboxSpecs.id, spec.id));
     }
@@ -60,7 +61,6 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
       .returning({ id: sandboxes.id });
     changed.push(...retired.map((row) => row.id));
   }
-  const fingerprintOf = new Map(wants.map((want) => [want.specId, want.fingerprint]));
   for (const specId of plan.add) changed.push(await addMember(ctx.db, specId, fingerprintOf.get(specId) ?? ''));
   return changed;
 }
