@@ -62,10 +62,10 @@ export class OrphanSweeper {
     });
   }
 
-  /** Records when `key` was first seen unclaimed; true once it has been so for the grace period. */
-  private graceOver(key: string, now: number): boolean {
-    const seenAt = this.seenAt.get(key) ?? now;
-    this.seenAt.set(key, seenAt);
+  /** Records in `seen` when `key` was first seen unclaimed; true once it has been so for the grace period. */
+  private graceOver(key: string, now: number, seen = this.seenAt): boolean {
+    const seenAt = seen.get(key) ?? now;
+    seen.set(key, seenAt);
     return now - seenAt >= this.graceMs;
   }
 
@@ -74,9 +74,7 @@ export class OrphanSweeper {
     const orphanIds = new Set(orphans.map((s) => s.snapshotId));
     for (const snapshotId of this.snapshotSeenAt.keys()) if (!orphanIds.has(snapshotId)) this.snapshotSeenAt.delete(snapshotId);
     await forEachLimited(orphans, REMOVE_CONCURRENCY, async (orphan) => {
-      const seenAt = this.snapshotSeenAt.get(orphan.snapshotId) ?? now;
-      this.snapshotSeenAt.set(orphan.snapshotId, seenAt);
-      if (now - seenAt < this.graceMs) return;
+      if (!this.graceOver(orphan.snapshotId, now, this.snapshotSeenAt)) return;
       try {
         await this.runtime.removeSnapshot(orphan);
         this.snapshotSeenAt.delete(orphan.snapshotId);
