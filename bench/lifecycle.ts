@@ -20,16 +20,15 @@ import { OCI_RUNTIMES, type OciRuntime } from '../src/contracts/sandbox.js';
 import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
-import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
 import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
-import { createDockerRuntime, LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
+import { createDockerRuntime } from '../src/sandbox-server/runtime/index.js';
+import { type BenchImage, buildBenchImage, createFloorContainer, FLOOR_KEY, removeBenchResources } from './docker-fixture.js';
 import { formatMs, formatRatio, printTable } from './measure.js';
 
 const SANDBOXES = Number(process.env.LIFECYCLE_SANDBOXES ?? 20);
 const PAUSE_CYCLES = Number(process.env.LIFECYCLE_CYCLES ?? 20);
 const POLL_MS = 5;
 const TIMEOUT_MS = 60_000;
-const FLOOR_KEY = 'bench-floor-key';
 
 interface Sample {
   ours: number[];
@@ -38,11 +37,8 @@ interface Sample {
 
 export async function run(): Promise<void> {
   const docker = new Docker();
-  const instanceId = `bench-${randomBytes(4).toString('hex')}`;
-  const image = `sandbox-server-bench/agent-server:${instanceId}`;
-  const baseImage = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
-  console.log(`building ${image} FROM ${baseImage} ...`);
-  await buildAgentServerImage({ docker, baseImage, tag: image });
+  const bench = await buildBenchImage(docker, 'bench');
+  const { instanceId } = bench;
 
   const { db, close } = await openDatabase({});
   const runtime = createDockerRuntime({ instanceId, docker });
@@ -51,17 +47,17 @@ export async function run(): Promise<void> {
     await reconciler.start();
     const available = await runtime.runtimes();
     for (const ociRuntime of OCI_RUNTIMES.filter((name) => available.includes(name))) {
-      await measureRuntime(docker, db, reconciler, image, instanceId, ociRuntime);
+      await measureRuntime(docker, db, reconciler, bench, ociRuntime);
     }
   } finally {
     await reconciler.stop();
     await close();
-    await removeLabelled(docker, instanceId);
-    await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    await removeBenchResources(docker, bench);
   }
 }
 
-async function measureRuntime(docker: Docker, db: Database, reconciler: Reconciler, image: string, instanceId: string, runtime: OciRuntime): Promise<void> {
+async function measureRuntime(docker: Docker, db: Database, reconciler: Reconciler, bench: BenchImage, runtime: OciRuntime): Promise<void> {
+  const { image } = bench;
   const specId = `${image}-${runtime}`;
   await db.insert(sandboxSpecs).values({
     id: specId,
@@ -74,7 +70,7 @@ async function measureRuntime(docker: Docker, db: Database, reconciler: Reconcil
   const start: Sample = { ours: [], floor: [] };
   const remove: Sample = { ours: [], floor: [] };
   for (let i = 0; i < SANDBOXES; i++) {
-    const floor = await floorRun(docker, image, instanceId, runtime);
+    const floor = await floorRun(docker, bench, runtime);
     start.floor.push(floor.startMs);
     const ours = await oursStart(db, reconciler, specId);
     start.ours.push(ours.startMs);
@@ -84,7 +80,7 @@ async function measureRuntime(docker: Docker, db: Database, reconciler: Reconcil
 
   const pause: Sample = { ours: [], floor: [] };
   const resume: Sample = { ours: [], floor: [] };
-  const floor = await floorRun(docker, image, instanceId, runtime);
+  const floor = await floorRun(docker, bench, runtime);
   const { row } = await oursStart(db, reconciler, specId);
   for (let i = 0; i < PAUSE_CYCLES; i++) {
     pause.floor.push(await timed(() => floor.container.pause()));
@@ -113,16 +109,9 @@ async function measureRuntime(docker: Docker, db: Database, reconciler: Reconcil
 }
 
 /** The floor: the same image and port binding straight through the engine API, polled until /alive. */
-async function floorRun(docker: Docker, image: string, instanceId: string, runtime: OciRuntime): Promise<{ container: Docker.Container; startMs: number }> {
+async function floorRun(docker: Docker, bench: BenchImage, runtime: OciRuntime): Promise<{ container: Docker.Container; startMs: number }> {
   const started = performance.now();
-  const container = await docker.createContainer({
-    Image: image,
-    // Without a session key the agent-server only listens on loopback, unreachable from the host.
-    Env: [`OH_SESSION_API_KEYS_0=${FLOOR_KEY}`],
-    Labels: { [LABEL_INSTANCE]: instanceId },
-    ExposedPorts: { '8000/tcp': {} },
-    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] }, Runtime: runtime },
-  });
+  const container = await createFloorContainer(docker, bench, runtime);
   await container.start();
   const info = await container.inspect();
   const port = info.NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
@@ -185,13 +174,6 @@ function percentiles(values: number[]): { p50: number; p95: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return { p50: at(0.5), p95: at(0.95) };
-}
-
-async function removeLabelled(docker: Docker, instanceId: string): Promise<void> {
-  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove();
-  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

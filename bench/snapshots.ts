@@ -16,7 +16,6 @@ import Docker from 'dockerode';
 import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
 import { sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
-import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
 import { dataVolumeNameFor } from '../src/sandbox-server/reconciler/container-request.js';
 import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
@@ -25,6 +24,7 @@ import { deleteSandbox } from '../src/sandbox-server/services/sandboxes/delete-s
 import { forkSandbox } from '../src/sandbox-server/services/sandboxes/fork-sandbox.js';
 import { startSandbox } from '../src/sandbox-server/services/sandboxes/start-sandbox.js';
 import { takeSnapshot } from '../src/sandbox-server/services/snapshots/take-snapshot.js';
+import { buildBenchImage, removeBenchResources } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable } from './measure.js';
 
 const ROUNDS = Number(process.env.SNAPSHOT_ROUNDS ?? 5);
@@ -39,11 +39,8 @@ interface Sample {
 
 export async function run(): Promise<void> {
   const docker = new Docker();
-  const instanceId = `bench-${randomBytes(4).toString('hex')}`;
-  const image = `sandbox-server-bench/agent-server:${instanceId}`;
-  const baseImage = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
-  console.log(`building ${image} FROM ${baseImage} ...`);
-  await buildAgentServerImage({ docker, baseImage, tag: image });
+  const bench = await buildBenchImage(docker, 'bench');
+  const { instanceId, image } = bench;
 
   const { db, close } = await openDatabase({});
   const runtime = createDockerRuntime({ instanceId, docker, copyImage: image });
@@ -101,8 +98,7 @@ export async function run(): Promise<void> {
   } finally {
     await reconciler.stop();
     await close();
-    await removeLabelled(docker, instanceId);
-    await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    await removeBenchResources(docker, bench);
   }
 }
 
@@ -155,12 +151,4 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await fn();
   return performance.now() - started;
-}
-
-/** Containers first (they hold volumes and images), then volumes and images, all by instance label. */
-async function removeLabelled(docker: Docker, instanceId: string): Promise<void> {
-  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-  for (const i of await docker.listImages({ filters })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
 }

@@ -11,16 +11,14 @@
  * Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local) and
  * `npm run build`.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Docker from 'dockerode';
 import { loadConfig } from '../src/sandbox-server/config.js';
-import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
-import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
+import { type BenchImage, buildBenchImage, createFloorContainer, FLOOR_KEY, removeBenchResources } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable } from './measure.js';
 
 const SAMPLES = Number(process.env.WARM_SAMPLES ?? 20);
@@ -28,7 +26,6 @@ const RUNTIME = process.env.WARM_RUNTIME ?? 'runc';
 const POOL = 2;
 const POLL_MS = 5;
 const TIMEOUT_MS = 120_000;
-const FLOOR_KEY = 'bench-floor-key';
 /** ComputeSDK benchmark, 2026-04-01: median create -> first command. */
 const PEERS = [
   ['Daytona', 110],
@@ -37,11 +34,8 @@ const PEERS = [
 
 export async function run(): Promise<void> {
   const docker = new Docker();
-  const instanceId = `bench-warm-${randomBytes(4).toString('hex')}`;
-  const image = `sandbox-server-bench/agent-server:${instanceId}`;
-  const baseImage = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
-  console.log(`building ${image} FROM ${baseImage} ...`);
-  await buildAgentServerImage({ docker, baseImage, tag: image });
+  const bench = await buildBenchImage(docker, 'bench-warm');
+  const { instanceId, image, baseImage } = bench;
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-warm-'));
   const server = await startSandboxServer(
     loadConfig({
@@ -72,7 +66,7 @@ export async function run(): Promise<void> {
   let misses = 0;
   try {
     for (let i = 0; i < SAMPLES; i++) {
-      floor.push(await floorRun(docker, image, instanceId));
+      floor.push(await floorRun(docker, bench));
       await poolReady();
       const started = performance.now();
       const sandbox = await api('POST', '/api/v1/sandboxes');
@@ -92,8 +86,7 @@ export async function run(): Promise<void> {
     }
   } finally {
     await server.close();
-    await removeLabelled(docker, instanceId);
-    await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+    await removeBenchResources(docker, bench);
     await rm(dataDir, { recursive: true, force: true });
   }
 
@@ -122,16 +115,9 @@ export async function run(): Promise<void> {
 }
 
 /** `docker run` of the image until `echo ok` answers on its published port, directly. */
-async function floorRun(docker: Docker, image: string, instanceId: string): Promise<number> {
+async function floorRun(docker: Docker, bench: BenchImage): Promise<number> {
   const started = performance.now();
-  const container = await docker.createContainer({
-    Image: image,
-    // Without a session key the agent-server only listens on loopback, unreachable from the host.
-    Env: [`OH_SESSION_API_KEYS_0=${FLOOR_KEY}`],
-    Labels: { [LABEL_INSTANCE]: instanceId },
-    ExposedPorts: { '8000/tcp': {} },
-    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] }, Runtime: RUNTIME },
-  });
+  const container = await createFloorContainer(docker, bench, RUNTIME);
   try {
     await container.start();
     const port = (await container.inspect()).NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
@@ -168,12 +154,6 @@ async function untilValue<T>(attempt: () => Promise<T | undefined>): Promise<T> 
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-async function removeLabelled(docker: Docker, instanceId: string): Promise<void> {
-  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

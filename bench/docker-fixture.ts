@@ -1,0 +1,56 @@
+/**
+ * The Docker benchmarks' fixture: an agent-server image built for one run under a fresh instance id,
+ * and removal of everything the run left behind under that id's label.
+ */
+import { randomBytes } from 'node:crypto';
+import type Docker from 'dockerode';
+import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
+import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
+
+export interface BenchImage {
+  instanceId: string;
+  image: string;
+  baseImage: string;
+}
+
+/** Builds the agent-server image FROM SANDBOX_BASE_IMAGE (default sandbox-base:local), tagged with a fresh `<prefix>-<hex>` instance id. */
+export async function buildBenchImage(docker: Docker, prefix: string): Promise<BenchImage> {
+  const instanceId = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const image = `sandbox-server-bench/agent-server:${instanceId}`;
+  const baseImage = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
+  console.log(`building ${image} FROM ${baseImage} ...`);
+  await buildAgentServerImage({ docker, baseImage, tag: image });
+  return { instanceId, image, baseImage };
+}
+
+/**
+ * Containers first (they hold volumes, networks and images), then volumes, networks and images
+ * labelled with the instance, then the bench image itself. Best effort past the containers, so a
+ * leftover does not hide the error that ended the run.
+ */
+export async function removeBenchResources(docker: Docker, { instanceId, image }: BenchImage): Promise<void> {
+  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
+  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const i of await docker.listImages({ filters })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
+  await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+}
+
+/** The session key of floor containers, which the floors send to the agent-server. */
+export const FLOOR_KEY = 'bench-floor-key';
+
+/**
+ * A floor container (`docker run` without us): the bench image with the agent-server's port
+ * published on a free loopback port, labelled for removeBenchResources. Created, not started.
+ */
+export function createFloorContainer(docker: Docker, { instanceId, image }: BenchImage, runtime: string): Promise<Docker.Container> {
+  return docker.createContainer({
+    Image: image,
+    // Without a session key the agent-server only listens on loopback, unreachable from the host.
+    Env: [`OH_SESSION_API_KEYS_0=${FLOOR_KEY}`],
+    Labels: { [LABEL_INSTANCE]: instanceId },
+    ExposedPorts: { '8000/tcp': {} },
+    HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] }, Runtime: runtime },
+  });
+}
