@@ -1,7 +1,7 @@
 import { type AppConversation, type AppConversationStartTask, type ConversationEvent, iteratePages } from '../../client/index.js';
 import { EVENT_KINDS } from '../../events/index.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
-import { collect } from '../collect.js';
+import { collectPages } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, stringOption } from '../command.js';
 import { formatEventLine } from '../event-line.js';
 import { formatFields, formatTable, formatTime, orDash } from '../format.js';
@@ -100,10 +100,7 @@ const ls: Command = {
   positionals: { min: 0, max: 0 },
   async run(ctx, args) {
     const limit = integerOption(args, 'limit', { min: 1 });
-    const conversations = await collect(
-      iteratePages((pageId) => ctx.client.appConversations.search({ page_id: pageId, limit: Math.min(limit ?? 100, 100) })),
-      limit,
-    );
+    const conversations = await collectPages((page) => ctx.client.appConversations.search(page), limit);
     if (ctx.json) {
       ctx.out.json(conversations);
       return EXIT_OK;

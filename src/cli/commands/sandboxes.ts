@@ -1,7 +1,7 @@
-import { iteratePages, type SandboxInfo, type SandboxServerClient } from '../../client/index.js';
+import type { SandboxInfo, SandboxServerClient } from '../../client/index.js';
 import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
-import { collect } from '../collect.js';
+import { collectPages } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, type ParsedArgs, stringOption } from '../command.js';
 import { formatElapsed, formatFields, formatTable, formatTime, orDash } from '../format.js';
 import { noSandbox, orNotFound } from '../not-found.js';
@@ -70,10 +70,7 @@ const ls: Command = {
   async run(ctx, args) {
     const status = stringOption(args, 'status') as SandboxInfo['status'] | undefined;
     const limit = integerOption(args, 'limit', { min: 1 });
-    const sandboxes = await collect(
-      iteratePages((pageId) => ctx.client.sandboxes.search({ page_id: pageId, status, limit: Math.min(limit ?? 100, 100) })),
-      limit,
-    );
+    const sandboxes = await collectPages((page) => ctx.client.sandboxes.search({ ...page, status }), limit);
     if (ctx.json) {
       ctx.out.json(sandboxes);
       return EXIT_OK;

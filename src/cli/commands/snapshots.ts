@@ -1,6 +1,6 @@
-import { iteratePages, type SnapshotInfo } from '../../client/index.js';
+import type { SnapshotInfo } from '../../client/index.js';
 import { EXIT_OK } from '../cli-error.js';
-import { collect } from '../collect.js';
+import { collectPages } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, stringOption } from '../command.js';
 import { formatBytes, formatFields, formatTable, formatTime, orDash } from '../format.js';
 import { noSandbox, noSnapshot, orNotFound } from '../not-found.js';
@@ -65,10 +65,7 @@ const ls: Command = {
   async run(ctx, args) {
     const sandboxId = stringOption(args, 'sandbox');
     const limit = integerOption(args, 'limit', { min: 1 });
-    const snapshots = await collect(
-      iteratePages((pageId) => ctx.client.snapshots.search({ page_id: pageId, sandbox_id: sandboxId, limit: Math.min(limit ?? 100, 100) })),
-      limit,
-    );
+    const snapshots = await collectPages((page) => ctx.client.snapshots.search({ ...page, sandbox_id: sandboxId }), limit);
     if (ctx.json) {
       ctx.out.json(snapshots);
       return EXIT_OK;
