@@ -128,9 +128,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     }
   }
 
-  async function start(containerId: string, secretFiles: readonly SecretFile[] = []): Promise<void> {
+  /** `status` is the container's when the caller already knows it; otherwise it is inspected, if secret files need it. */
+  async function start(containerId: string, secretFiles: readonly SecretFile[] = [], status?: string): Promise<void> {
     try {
-      if (secretFiles.length > 0 && (await docker.getContainer(containerId).inspect()).State.Status !== 'running') {
+      if (secretFiles.length > 0 && (status ?? (await docker.getContainer(containerId).inspect()).State.Status) !== 'running') {
         await putSecretFiles(containerId, secretFiles);
       }
       await docker.getContainer(containerId).start();
@@ -162,7 +163,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     if (labels[LABEL_INSTANCE] !== instanceId || labels[LABEL_SANDBOX_ID] !== request.sandboxId) {
       throw new RuntimeError(`container name ${name} is taken by a container this control plane does not own`, true);
     }
-    if (info.State.Status === 'created') await start(info.Id, request.secretFiles);
+    if (info.State.Status === 'created') await start(info.Id, request.secretFiles, info.State.Status);
     return (await inspect(info.Id)) ?? observationFromInspect(info);
   }
 
@@ -198,13 +199,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
         throw toRuntimeError(error, 'create', [400, 404]);
       }
-      await start(containerId, request.secretFiles);
+      await start(containerId, request.secretFiles, 'created');
       const observation = await inspect(containerId);
       if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
       return observation;
     },
 
-    start,
+    start: (containerId, secretFiles) => start(containerId, secretFiles),
 
     async pause(containerId) {
       try {
