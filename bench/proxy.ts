@@ -10,13 +10,13 @@
  * plane's per-request log lines out of the output).
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
-import { serve } from '@hono/node-server';
 import { createSandboxServerApp } from '../src/sandbox-server/app.js';
 import { openDatabase } from '../src/sandbox-server/db/client.js';
 import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js';
@@ -58,15 +58,15 @@ export async function run(): Promise<void> {
       sessionApiKey,
       hostPorts: { AGENT_SERVER: agentServer.port },
     });
-    const { app } = createSandboxServerApp({
+    const { listener } = createSandboxServerApp({
       db: handle.db,
       reconciler: { kick: () => {} },
       apiKeys: [API_KEY],
       maxRunningSandboxes: 10,
       events: new EventFeed(),
     });
-    const listening = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    const listening = await new Promise<Server>((resolve) => {
+      const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
     });
     return { listening, id };
   })();

@@ -61,14 +61,29 @@ export function validationHook(
   }
 }
 
+/** A DomainError's status, FastAPI body and headers; for handlers that answer outside Hono too. */
+export function domainErrorAnswer(err: DomainError): {
+  status: ContentfulStatusCode;
+  body: { detail: string | ValidationErrorItem[] };
+  headers: Record<string, string>;
+} {
+  const retryAfter = err instanceof UnavailableError ? err.retryAfterSeconds : undefined;
+  return {
+    status: statusOf(err.code),
+    body: { detail: err.code === 'invalid' ? err.invalid.map(validationErrorItem) : err.message },
+    headers: retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) },
+  };
+}
+
 /** `app.onError`: the single place where failures become HTTP answers. */
 export function handleError(err: Error, c: Context): Response {
   // The request's own logger carries its request id, when the request logger set one.
   const log = (c.get('logger') as typeof logger | undefined) ?? logger;
   err = domainErrorWithin(err) ?? err;
   if (err instanceof DomainError) {
-    if (err instanceof UnavailableError && err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
-    return c.json({ detail: err.code === 'invalid' ? err.invalid.map(validationErrorItem) : err.message }, statusOf(err.code));
+    const answer = domainErrorAnswer(err);
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+    return c.json(answer.body, answer.status);
   }
   if (err instanceof HTTPException) {
     // Hono's JSON validator rejects unparsable bodies with a 400; FastAPI calls that a 422.

@@ -1,3 +1,5 @@
+import type { RequestListener } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { Context } from 'hono';
@@ -10,9 +12,10 @@ import { bodyLimit, jsonDepthLimit, rejectNulBytes } from '../http/request-guard
 import { createAgentClient } from './agent-client.js';
 import type { AppConversationContext, AppConversationSettings } from './services/app-conversations/context.js';
 import { StartTaskRunner } from './services/app-conversations/start-task-runner.js';
-import { apiKeyAuth } from './auth.js';
+import { apiKeyAuth, apiKeyChecker } from './auth.js';
 import type { Database } from './db/client.js';
 import { createActivityRecorder } from './services/sandboxes/record-activity.js';
+import { createProxyFastPath } from './proxy/fast-path.js';
 import { TargetCache } from './proxy/target-cache.js';
 import { registerAppConversationRoutes } from './routes/app-conversations/index.js';
 import type { EventFeed } from './lifecycle-events/event-feed.js';
@@ -61,6 +64,12 @@ const isProxied = (c: Context): boolean => /^\/api\/v1\/sandboxes\/[^/]*\/agent(
 
 export interface SandboxServerApp {
   app: OpenAPIHono;
+  /**
+   * What the HTTP server runs for each request: the proxy's fast path for the requests it can
+   * take (see createProxyFastPath), the app for all others. `app.fetch` alone serves the same
+   * answers, the proxy's through the app's own route.
+   */
+  listener: RequestListener;
   /** Attaches WebSocket upgrades (proxy, conversation event sockets) to the HTTP server. */
   injectWebSocket: NodeWebSocket['injectWebSocket'];
   /** The background job behind POST /api/v1/app-conversations; start() resumes unfinished tasks. */
@@ -115,6 +124,14 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     targets,
     engineAvailable: () => options.reconciler.engineAvailable?.() ?? true,
   };
+  const serveProxyFast = createProxyFastPath({
+    checkApiKey: apiKeyChecker(options.apiKeys),
+    allowedHosts: options.browser?.allowedHosts ?? [],
+    targets,
+    recordActivity: routeDeps.recordActivity,
+    engineAvailable: routeDeps.engineAvailable,
+    metrics,
+  });
 
   registerHealthRoutes(app, ctx);
   app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));
@@ -136,7 +153,11 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks and a proxy to each sandbox agent-server.',
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
-  return { app, injectWebSocket, startTasks };
+  const serveApp = getRequestListener(app.fetch);
+  const listener: RequestListener = (req, res) => {
+    if (!serveProxyFast(req, res)) void serveApp(req, res);
+  };
+  return { app, listener, injectWebSocket, startTasks };
 }
 
 /**

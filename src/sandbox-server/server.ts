@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { SANDBOX_STATUSES } from '../contracts/sandbox.js';
 import { createMetrics, createSandboxMetrics } from '../http/metrics/index.js';
@@ -140,7 +140,7 @@ export async function startSandboxServer(
   const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   let reconcilerLease: LeaseKeeper | undefined;
   const leading = () => reconcilerLease?.held === true;
-  const { app, injectWebSocket, startTasks } = createSandboxServerApp({
+  const { listener, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,
     reconciler: {
       kick: (sandboxId) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log)),
@@ -194,9 +194,9 @@ export async function startSandboxServer(
     else startTasks.start().catch((err: unknown) => log.error({ err }, 'app conversation start tasks failed to resume'));
   });
 
-  let server: ReturnType<typeof serve>;
+  let server: Server;
   try {
-    server = await listen(app.fetch, config.HOST, config.PORT);
+    server = await listen(listener, config.HOST, config.PORT);
   } catch (error) {
     stopRetention();
     await events.close();
@@ -253,17 +253,18 @@ export async function startSandboxServer(
   };
 }
 
-function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<ReturnType<typeof serve>> {
+function listen(listener: RequestListener, hostname: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    const server = createServer(listener);
     server.once('error', reject);
+    server.listen(port, hostname, () => resolve(server));
   });
 }
 
 /** server.close() waits for requests in flight (and closes idle keep-alive connections). */
-async function stopListening(server: ReturnType<typeof serve>): Promise<void> {
+async function stopListening(server: Server): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const timer = setTimeout(() => 'closeAllConnections' in server && server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+  const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
   await closed;
   clearTimeout(timer);
 }

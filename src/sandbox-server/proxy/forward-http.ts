@@ -11,7 +11,7 @@ export interface AgentServerTarget {
 // Hop-by-hop headers describe one connection, not the message (RFC 9110 7.6.1). `authorization`
 // carries the control plane's own credential, which must never reach a sandbox. The browser's
 // `origin` and `sec-fetch-*` were judged by the control plane; the hop to the agent-server is ours.
-const REQUEST_HEADERS_DROPPED = new Set([
+export const REQUEST_HEADERS_DROPPED = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -41,7 +41,7 @@ const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-
  * connection is not one the server is closing. `timeout` only reports an idle active request, it
  * never ends one, so long commands are unaffected.
  */
-const UPSTREAM = new Agent({ keepAlive: true, timeout: 60_000 });
+export const UPSTREAM = new Agent({ keepAlive: true, timeout: 60_000 });
 
 /**
  * Sends `request` on to `{baseUrl}{path}{search}` with the sandbox's session key and streams the

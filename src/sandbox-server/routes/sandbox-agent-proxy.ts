@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
 import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
-import { ConflictError, UnavailableError, UpstreamError } from '../../errors/index.js';
+import { ConflictError, UpstreamError } from '../../errors/index.js';
+import { engineAway } from '../proxy/engine-away.js';
+import { PROXY_ROUTE } from '../proxy/fast-path.js';
 import { ErrorDetailSchema } from '../models/common.js';
 import { resolveTarget } from '../proxy/target-cache.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
@@ -9,8 +11,6 @@ import { parsePath } from './websocket-route.js';
 
 const PROXY_PATH = '/api/v1/sandboxes/{id}/agent/{path}';
 const ACCESS_TIMEOUT_MS = 120_000;
-/** An engine restart takes seconds; its sandboxes are started again right after. */
-const ENGINE_RETRY_AFTER_SECONDS = 5;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const detail = (description: string) => ({ description, content: { 'application/json': { schema: ErrorDetailSchema } } });
 const ProxyParamsSchema = z.object({
@@ -45,7 +45,7 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
     });
   }
 
-  app.all('/api/v1/sandboxes/:id/agent/*', async (c) => {
+  app.all(PROXY_ROUTE, async (c) => {
     const { id } = parsePath(ProxyParamsSchema, { id: c.req.param('id') });
     const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS }).catch((error: unknown) => {
       // An engine shutting down stops its containers first: the failed state seen meanwhile is
@@ -71,8 +71,3 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
     }
   });
 };
-
-/** With its engine away the sandbox is down for a while, not broken: worth asking again later. */
-function engineAway(id: string): UnavailableError {
-  return new UnavailableError(`Sandbox ${id} cannot be reached: its container engine is unavailable; retry shortly`, ENGINE_RETRY_AFTER_SECONDS);
-}

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -112,9 +113,12 @@ export async function openHarness(
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
       },
     });
-    const listening = await listen(sandboxServer.app.fetch, sandboxServer.injectWebSocket);
-    server = listening.server;
-    url = `http://127.0.0.1:${listening.port}`;
+    // The server's own listener, so proxied requests take the fast path as in production.
+    server = await new Promise<ServerType>((resolve) => {
+      const listening = createServer(sandboxServer.listener).listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    sandboxServer.injectWebSocket(server);
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await reconciler.start();
     await sandboxServer.startTasks.start();
   }

@@ -1,0 +1,141 @@
+import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { type DomainError, UpstreamError } from '../../errors/index.js';
+import { isAllowedHost } from '../../http/browser-guard/index.js';
+import { domainErrorAnswer } from '../../http/errors.js';
+import type { Metrics } from '../../http/metrics/index.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../../http/request-log/index.js';
+import { logger as rootLogger, type Logger } from '../../logger.js';
+import type { ApiKeyVerdict } from '../auth.js';
+import { engineAway } from './engine-away.js';
+import { REQUEST_HEADERS_DROPPED, UPSTREAM } from './forward-http.js';
+import type { TargetCache } from './target-cache.js';
+
+/** The proxy route as the app registers it, and as requests answered here are labelled. */
+export const PROXY_ROUTE = '/api/v1/sandboxes/:id/agent/*';
+const PROXY_PREFIX = '/api/v1/sandboxes/';
+/** The sandbox id, then the agent-server path (with its leading slash). */
+const PROXY_PATH = /^\/api\/v1\/sandboxes\/([^/]{1,128})\/agent(\/.*)$/;
+
+// The bytes are piped as they came, so their length stays true; the rest are per connection.
+const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+export interface ProxyFastPathOptions {
+  checkApiKey(authorization: string | undefined): ApiKeyVerdict;
+  /** ALLOWED_HOSTS, as the browser guard applies them. */
+  allowedHosts: readonly string[];
+  targets: TargetCache;
+  recordActivity(sandboxId: string): void;
+  engineAvailable(): boolean;
+  metrics: Metrics;
+  logger?: Logger;
+}
+
+/**
+ * The common case of the proxy answered straight on node:http, before the Hono app: a program (no
+ * `Origin`, no `Sec-Fetch-Site`) with a good API key, on an allowed host, asking a sandbox whose
+ * agent-server target is in memory. The request and answer are piped byte for byte over a pooled
+ * upstream connection; no web Request, Response or Headers is built and no router runs, which
+ * together cost more than the hop itself. Answers false, touching nothing, for every other request:
+ * the app then serves it with its full checks and error answers (a refused key, a sandbox to look
+ * up, resume or wait for, a WebSocket, a browser's request).
+ */
+export function createProxyFastPath(options: ProxyFastPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const log = options.logger ?? rootLogger;
+  return function serveProxyFast(req, res) {
+    if (!req.url?.startsWith(PROXY_PREFIX)) return false;
+    const { headers } = req;
+    if (headers.upgrade !== undefined || headers.origin !== undefined || headers['sec-fetch-site'] !== undefined) return false;
+    const url = parseRequestUrl(req);
+    const match = url && PROXY_PATH.exec(url.pathname);
+    // An escaped id is left to the router, which decodes it before validating.
+    if (!url || !match || match[1]!.includes('%')) return false;
+    const sandboxId = match[1]!;
+    if (!isAllowedHost(url.hostname, options.allowedHosts) || options.checkApiKey(headers.authorization) !== 'accepted') return false;
+    const target = options.targets.get(sandboxId);
+    if (!target) return false;
+    options.recordActivity(sandboxId);
+    const startedAt = performance.now();
+    const requestId = requestIdFrom(firstValue(headers[REQUEST_ID_HEADER]));
+    const answered = (status: number) => {
+      const line = { request_id: requestId, method: req.method, route: PROXY_ROUTE, path: url.pathname, status, ms: Math.round((performance.now() - startedAt) * 10) / 10 };
+      if (status >= 500) log.error(line, 'request failed');
+      else log.info(line, 'request');
+      const labels = { method: req.method ?? 'GET', route: PROXY_ROUTE, status: String(status) };
+      options.metrics.httpRequests.inc(labels);
+      options.metrics.httpRequestDuration.observe(labels, (performance.now() - startedAt) / 1000);
+    };
+    const upstreamUrl = new URL(target.baseUrl);
+    const outgoing = httpRequest(
+      {
+        host: upstreamUrl.hostname,
+        port: upstreamUrl.port,
+        method: req.method,
+        path: `${upstreamUrl.pathname.replace(/\/$/, '')}${match[2]}${url.search}`,
+        headers: upstreamHeaders(req, target.sessionApiKey),
+        agent: UPSTREAM,
+      },
+      (incoming) => {
+        const answer: OutgoingHttpHeaders = {};
+        for (const name in incoming.headers) if (!RESPONSE_HEADERS_DROPPED.has(name)) answer[name] = incoming.headers[name];
+        answer[REQUEST_ID_HEADER] = requestId;
+        const status = incoming.statusCode ?? 502;
+        res.writeHead(status, incoming.statusMessage, answer);
+        answered(status);
+        incoming.pipe(res);
+        incoming.once('error', () => res.destroy());
+      },
+    );
+    outgoing.once('error', (error) => {
+      if (res.destroyed) return;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      // Unreachable: the container may have gone or moved; the next request looks it up again.
+      options.targets.forget(sandboxId);
+      const failure: DomainError = options.engineAvailable()
+        ? new UpstreamError(`Agent server unreachable: ${error.message}`)
+        : engineAway(sandboxId);
+      const { status, body, headers: errorHeaders } = domainErrorAnswer(failure);
+      res.writeHead(status, { ...errorHeaders, 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });
+      res.end(JSON.stringify(body));
+      answered(status);
+    });
+    // A client that goes away takes its upstream request with it (a long command, a stream).
+    res.once('close', () => {
+      if (!res.writableFinished) outgoing.destroy();
+    });
+    if (hasBody(req)) req.pipe(outgoing);
+    else outgoing.end();
+    return true;
+  };
+}
+
+/** The request's URL as the app sees it: the `Host` header's name, the path normalised. */
+function parseRequestUrl(req: IncomingMessage): URL | null {
+  if (req.headers.host === undefined) return null;
+  try {
+    return new URL(req.url ?? '/', `http://${req.headers.host}`);
+  } catch {
+    return null;
+  }
+}
+
+function upstreamHeaders(req: IncomingMessage, sessionApiKey: string): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const name in req.headers) if (!REQUEST_HEADERS_DROPPED.has(name)) headers[name] = req.headers[name];
+  // Piped unchanged, the body keeps its length.
+  if (req.headers['content-length'] !== undefined) headers['content-length'] = req.headers['content-length'];
+  headers['x-session-api-key'] = sessionApiKey;
+  return headers;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
