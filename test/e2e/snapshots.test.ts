@@ -1,6 +1,9 @@
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LABEL_INSTANCE, LABEL_SNAPSHOT_ID } from '../../src/sandbox-server/runtime/runtime.js';
+import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js';
+import { createDockerRuntime } from '../../src/sandbox-server/runtime/index.js';
+import { snapshotImageFor, snapshotVolumeFor } from '../../src/sandbox-server/runtime/docker-snapshots.js';
+import { LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
@@ -188,16 +191,42 @@ describe.runIf(docker)('snapshots and forks on Docker, end to end', () => {
     expect(events.body.items.map((e: { subject_id: string }) => e.subject_id)).toEqual([snapshot.id]);
   }, 120_000);
 
-  it('adopts its snapshots after a restart, and sweeps snapshot artifacts no row claims', async () => {
+  it('adopts its snapshots after a restart, and sweeps what a crash left behind: snapshot artifacts, restored volumes, volume copies', async () => {
     const snapshot = (await cp.request('POST', `/api/v1/sandboxes/${source.id}/snapshots`, { name: 'kept' })).body;
     const { dataDir, instanceId, apiKey } = cp;
     await cp.close({ keepData: true });
     // Left behind by a snapshot that never got its row (a crash between the engine and the database).
     const ghost = 'sandbox-server-snapshot-ghost';
     await engine.createVolume({ Name: ghost, Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: 'ghost' } });
+    // Left behind by a start from the snapshot that died between copying its volume and writing its row.
+    const copyLabels = [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SNAPSHOT_ID}=${snapshot.id}`, LABEL_VOLUME_COPY];
+    const copyEvents = await engine.getEvents({ filters: { type: ['container'], event: ['create'], label: copyLabels } });
+    const copiesSeen = new Promise<string>((resolve) => copyEvents.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    const restored = dataVolumeNameFor('never-written');
+    await createDockerRuntime({ instanceId, docker: engine, copyImage: E2E_IMAGE }).restoreVolume(
+      { id: snapshot.id, image: snapshotImageFor(snapshot.id), volume: snapshotVolumeFor(snapshot.id) },
+      { sandboxId: 'never-written', name: restored },
+    );
+    // The copy ran in a labelled container, so a crash during it leaves one a sweep finds: like this one.
+    expect(JSON.parse(await copiesSeen).Actor.Attributes).toMatchObject({ [LABEL_VOLUME_COPY]: restored });
+    (copyEvents as unknown as { destroy(): void }).destroy();
+    const ended = await engine.createContainer({
+      Image: E2E_IMAGE,
+      Entrypoint: ['true'],
+      Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: snapshot.id, [LABEL_VOLUME_COPY]: 'sandbox-server-data-ended' },
+    });
+    await ended.start();
+    await ended.wait();
     cp = await startE2eControlPlane({ ORPHAN_GRACE_SECONDS: '1', LLM_MODEL: 'openai/scripted' }, { dataDir, instanceId, apiKey });
 
-    await vi.waitFor(async () => expect(await volumeExists(ghost)).toBe(false), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        expect(await volumeExists(ghost)).toBe(false);
+        expect(await volumeExists(restored)).toBe(false);
+        expect(await engine.listContainers({ all: true, filters: { label: copyLabels } })).toEqual([]);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     expect((await cp.request('GET', `/api/v1/snapshots?id=${snapshot.id}`)).body).toEqual([snapshot]);
     expect(await volumeExists(`sandbox-server-snapshot-${snapshot.id}`)).toBe(true);
     const started = await cp.request('POST', '/api/v1/sandboxes', { snapshot_id: snapshot.id });

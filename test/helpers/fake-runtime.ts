@@ -22,6 +22,8 @@ type Verb =
   | 'removeNetworks'
   | 'list'
   | 'listNetworks'
+  | 'listUnusedVolumes'
+  | 'listVolumeCopies'
   | 'inspect'
   | 'logs'
   | 'snapshot'
@@ -41,6 +43,12 @@ export interface FakeRuntimeControls {
   networks(): NetworkObservation[];
   /** A network with our labels appears that this control plane did not create in this process. */
   addNetwork(sandboxId: string): void;
+  /** A data volume of sandbox `sandboxId` appears that no container uses (a restore cut short). */
+  addVolume(name: string, sandboxId: string): void;
+  /** A volume copy's container appears (its control plane died), still running or ended. */
+  addVolumeCopy(running: boolean): string;
+  /** The containers of volume copies that exist now, by id. */
+  volumeCopies(): string[];
   /** The container dies (killed from outside, or at its memory limit with `oomKilled`), now or at `finishedAt`. */
   kill(containerId: string, exitCode?: number, oomKilled?: boolean, finishedAt?: number): void;
   /** Someone runs `docker rm -f` on it. */
@@ -67,7 +75,10 @@ export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
  */
 export function createFakeRuntime(): FakeRuntime {
   const containers = new Map<string, ContainerObservation>();
-  const volumes = new Set<string>();
+  /** Volume name -> the sandbox whose data it holds; null for a snapshot's. */
+  const volumes = new Map<string, string | null>();
+  /** A volume copy's container id -> whether it still runs. */
+  const copies = new Map<string, boolean>();
   /** Network name -> its sandbox. */
   const networks = new Map<string, string>();
   const images = new Map<string, string>();
@@ -140,7 +151,7 @@ export function createFakeRuntime(): FakeRuntime {
       if (held) await held;
       const same = [...containers.values()].find((c) => c.sandboxId === request.sandboxId);
       if (same) return { ...same };
-      volumes.add(request.dataVolume.name);
+      volumes.set(request.dataVolume.name, request.sandboxId);
       networks.set(request.network.name, request.sandboxId);
       const container = add(request.sandboxId, 'running', request.exposedPorts);
       emit(container, 'create');
@@ -179,6 +190,7 @@ export function createFakeRuntime(): FakeRuntime {
 
     async remove(containerId) {
       await enter('remove', containerId);
+      copies.delete(containerId);
       const container = containers.get(containerId);
       if (!container) return;
       containers.delete(containerId);
@@ -204,6 +216,19 @@ export function createFakeRuntime(): FakeRuntime {
       return [...networks].map(([name, sandboxId]) => ({ name, sandboxId }));
     },
 
+    async listUnusedVolumes() {
+      await enter('listUnusedVolumes', '');
+      const used = new Set([...containers.values()].map((c) => c.sandboxId));
+      return [...volumes]
+        .filter((entry): entry is [string, string] => entry[1] !== null && !used.has(entry[1]))
+        .map(([name, sandboxId]) => ({ name, sandboxId }));
+    },
+
+    async listVolumeCopies() {
+      await enter('listVolumeCopies', '');
+      return [...copies].map(([containerId, running]) => ({ containerId, running }));
+    },
+
     async list() {
       await enter('list', '');
       return [...containers.values()].map((c) => ({ ...c, hostPorts: { ...c.hostPorts } }));
@@ -226,14 +251,14 @@ export function createFakeRuntime(): FakeRuntime {
       const image = `snapshot:${request.snapshotId}`;
       const volume = `snapshot-${request.snapshotId}`;
       images.set(image, request.snapshotId);
-      volumes.add(volume);
+      volumes.set(volume, null);
       return { image, volume, sizeBytes: 0 };
     },
 
     async restoreVolume(snapshot, target) {
       await enter('restoreVolume', target.name);
       if (!volumes.has(snapshot.volume)) throw new RuntimeError(`no such volume ${snapshot.volume}`, true);
-      volumes.add(target.name);
+      volumes.set(target.name, target.sandboxId);
     },
 
     async removeSnapshot(snapshot) {
@@ -246,7 +271,7 @@ export function createFakeRuntime(): FakeRuntime {
       await enter('listSnapshots', '');
       const found = new Map<string, SnapshotObservation>();
       for (const [image, snapshotId] of images) found.set(snapshotId, { snapshotId, image, volume: null });
-      for (const volume of volumes) {
+      for (const volume of volumes.keys()) {
         const snapshotId = volume.startsWith('snapshot-') ? volume.slice('snapshot-'.length) : undefined;
         if (snapshotId) found.set(snapshotId, { snapshotId, image: found.get(snapshotId)?.image ?? null, volume });
       }
@@ -263,10 +288,19 @@ export function createFakeRuntime(): FakeRuntime {
     },
 
     containers: () => [...containers.values()].map((c) => ({ ...c })),
-    volumes: () => [...volumes],
+    volumes: () => [...volumes.keys()],
+    volumeCopies: () => [...copies.keys()],
     networks: () => [...networks].map(([name, sandboxId]) => ({ name, sandboxId })),
     addNetwork(sandboxId) {
       networks.set(`sandbox-server-net-${sandboxId}`, sandboxId);
+    },
+    addVolume(name, sandboxId) {
+      volumes.set(name, sandboxId);
+    },
+    addVolumeCopy(running) {
+      const containerId = randomBytes(32).toString('hex');
+      copies.set(containerId, running);
+      return containerId;
     },
 
     kill(containerId, exitCode = 137, oomKilled = false, finishedAt = Date.now()) {

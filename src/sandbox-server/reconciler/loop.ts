@@ -281,6 +281,8 @@ export class Reconciler {
     const started = performance.now();
     const observed = await this.runtime.list();
     const networks = only ? [] : await this.runtime.listNetworks();
+    const copies = only ? [] : await this.runtime.listVolumeCopies();
+    const unusedVolumes = only ? [] : await this.runtime.listUnusedVolumes();
     if (pools && this.warmPools) {
       const changed = await maintainWarmPools(this.warmPools);
       if (only) only = new Set([...only, ...changed]);
@@ -299,7 +301,11 @@ export class Reconciler {
     await forEachLimited(entries, PASS_CONCURRENCY, (entry) =>
       this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt),
     );
-    if (!only) await this.orphans.sweep(observed, networks, new Set(entries.map((e) => e.row.id)), Date.now());
+    if (!only) {
+      const liveIds = new Set(entries.map((e) => e.row.id));
+      await this.orphans.sweep(observed, networks, liveIds, Date.now());
+      await this.orphans.sweepVolumes(copies, unusedVolumes, liveIds, Date.now());
+    }
     if (!only) await this.sweepSnapshots();
     // Recovered, unless the engine went away again during this pass.
     if (engineLostAt !== undefined && this.engineLostAt === engineLostAt) {
@@ -462,6 +468,8 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     removeVolume: (name) => limit(() => runtime.removeVolume(name)),
     removeNetworks: (sandboxId) => limit(() => runtime.removeNetworks(sandboxId)),
     listNetworks: () => runtime.listNetworks(),
+    listUnusedVolumes: () => runtime.listUnusedVolumes(),
+    listVolumeCopies: () => runtime.listVolumeCopies(),
     list: () => runtime.list(),
     inspect: (containerId) => runtime.inspect(containerId),
     logs: (containerId, lines) => runtime.logs(containerId, lines),

@@ -1,5 +1,12 @@
 import type { Logger } from '../../logger.js';
-import type { ContainerObservation, NetworkObservation, SandboxRuntime, SnapshotObservation } from '../runtime/runtime.js';
+import type {
+  ContainerObservation,
+  NetworkObservation,
+  SandboxRuntime,
+  SnapshotObservation,
+  VolumeCopyObservation,
+  VolumeObservation,
+} from '../runtime/runtime.js';
 import { dataVolumeNameFor } from './container-request.js';
 import { forEachLimited } from './limit.js';
 
@@ -7,14 +14,17 @@ const REMOVE_CONCURRENCY = 8;
 
 /**
  * Removes containers and networks carrying our instance label that no live row claims (a container
- * with its data volume), and snapshot images and volumes that no snapshot row claims, once they have
- * stayed unclaimed for the grace period. The grace covers a row committed after the listing was
+ * with its data volume), data volumes no container uses and no live row claims, volume copies that
+ * have ended, and snapshot images and volumes that no snapshot row claims, once they have stayed
+ * unclaimed for the grace period. The grace covers a row committed after the listing was
  * taken, and a control plane sharing the label during a rolling restart. Containers go first: a
  * network is removed only once nothing is attached to it.
  */
 export class OrphanSweeper {
   /** Orphaned container id or network name -> when a sweep first saw it. */
   private readonly seenAt = new Map<string, number>();
+  /** Ended volume copy's container id, or unclaimed data volume's name -> when a sweep first saw it. */
+  private readonly volumeSeenAt = new Map<string, number>();
   /** Unclaimed snapshot id -> when a sweep first saw its artifacts. */
   private readonly snapshotSeenAt = new Map<string, number>();
 
@@ -67,6 +77,43 @@ export class OrphanSweeper {
     const seenAt = seen.get(key) ?? now;
     seen.set(key, seenAt);
     return now - seenAt >= this.graceMs;
+  }
+
+  /**
+   * A copy still running is left to finish (its control plane died mid-copy; `cp` ends by itself),
+   * and its target volume is in use until then. A data volume is unclaimed when a restore from a
+   * snapshot copied it but its sandbox's row was never written (the control plane died between).
+   */
+  async sweepVolumes(
+    copies: readonly VolumeCopyObservation[],
+    volumes: readonly VolumeObservation[],
+    liveIds: ReadonlySet<string>,
+    now: number,
+  ): Promise<void> {
+    const ended = copies.filter((c) => !c.running);
+    const unclaimed = volumes.filter((v) => !liveIds.has(v.sandboxId));
+    const keys = new Set([...ended.map((c) => c.containerId), ...unclaimed.map((v) => v.name)]);
+    for (const key of this.volumeSeenAt.keys()) if (!keys.has(key)) this.volumeSeenAt.delete(key);
+    await forEachLimited(ended, REMOVE_CONCURRENCY, async (copy) => {
+      if (!this.graceOver(copy.containerId, now, this.volumeSeenAt)) return;
+      try {
+        await this.runtime.remove(copy.containerId);
+        this.volumeSeenAt.delete(copy.containerId);
+        this.log.info({ containerId: copy.containerId }, 'removed a volume copy left behind');
+      } catch (error) {
+        this.log.warn({ containerId: copy.containerId, err: error }, 'could not remove a volume copy left behind');
+      }
+    });
+    await forEachLimited(unclaimed, REMOVE_CONCURRENCY, async (volume) => {
+      if (!this.graceOver(volume.name, now, this.volumeSeenAt)) return;
+      try {
+        await this.runtime.removeVolume(volume.name);
+        this.volumeSeenAt.delete(volume.name);
+        this.log.info({ volume: volume.name, sandboxId: volume.sandboxId }, 'removed orphaned data volume');
+      } catch (error) {
+        this.log.warn({ volume: volume.name, err: error }, 'could not remove orphaned data volume');
+      }
+    });
   }
 
   async sweepSnapshots(observed: readonly SnapshotObservation[], claimedIds: ReadonlySet<string>, now: number): Promise<void> {

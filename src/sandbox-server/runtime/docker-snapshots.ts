@@ -6,6 +6,7 @@ import {
   LABEL_SANDBOX_ID,
   LABEL_SNAPSHOT_ID,
   LABEL_SPEC_ID,
+  LABEL_VOLUME_COPY,
   RuntimeError,
   type SandboxRuntime,
   type SnapshotObservation,
@@ -21,7 +22,7 @@ export interface DockerSnapshotOptions {
   copyImage: string | undefined;
 }
 
-type SnapshotVerbs = Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'listSnapshots'>;
+type SnapshotVerbs = Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'listSnapshots' | 'listVolumeCopies'>;
 
 /** The copy's helper holds only what `cp -a` needs to copy any file and keep its owner and mode. */
 const COPY_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
@@ -45,8 +46,12 @@ export function snapshotVolumeFor(snapshotId: string): string {
 export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotVerbs {
   const { docker, instanceId } = options;
 
-  /** Runs the trusted copy helper, without network, from one volume into another; answers the size. */
-  async function copyVolume(from: string, to: string): Promise<number> {
+  /**
+   * Runs the trusted copy helper, without network, from one volume into a new one it creates with
+   * `labels`; answers the size. The helper and the new volume carry our instance label from the
+   * start, so that a crash at any point leaves nothing the reconciler's sweep cannot find.
+   */
+  async function copyVolume(from: string, to: { name: string; labels: Record<string, string> }, snapshotId: string): Promise<number> {
     if (!options.copyImage) throw new RuntimeError('no image is configured to copy volumes with', true);
     let helper: Docker.Container;
     try {
@@ -57,11 +62,17 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
         User: '0:0',
         WorkingDir: '/',
         NetworkDisabled: true,
+        Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: snapshotId, [LABEL_VOLUME_COPY]: to.name },
         HostConfig: {
           NetworkMode: 'none',
           Mounts: [
             { Type: 'volume', Source: from, Target: '/from', ReadOnly: true },
-            { Type: 'volume', Source: to, Target: '/to' },
+            {
+              Type: 'volume',
+              Source: to.name,
+              Target: '/to',
+              VolumeOptions: { NoCopy: true, Labels: { ...to.labels, [LABEL_INSTANCE]: instanceId }, DriverConfig: { Name: 'local', Options: {} } },
+            },
           ],
           CapDrop: ['ALL'],
           CapAdd: COPY_CAPABILITIES,
@@ -83,14 +94,6 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
       throw toRuntimeError(error, 'copy volume');
     } finally {
       await helper.remove({ force: true }).catch(() => undefined);
-    }
-  }
-
-  async function createVolume(name: string, labels: Record<string, string>): Promise<void> {
-    try {
-      await docker.createVolume({ Name: name, Labels: { ...labels, [LABEL_INSTANCE]: instanceId } });
-    } catch (error) {
-      throw toRuntimeError(error, 'create volume');
     }
   }
 
@@ -144,8 +147,8 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
             .map(([key, value]) => `${key}=${value}`)
             .join(' ')}`,
         });
-        await createVolume(volume, { [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId });
-        const volumeBytes = await copyVolume(request.dataVolume, volume);
+        const volumeLabels = { [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+        const volumeBytes = await copyVolume(request.dataVolume, { name: volume, labels: volumeLabels }, request.snapshotId);
         return { image, volume, sizeBytes: (SizeRw ?? 0) + volumeBytes };
       } catch (error) {
         await Promise.allSettled([removeImage(image), removeVolume(volume)]);
@@ -158,9 +161,8 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
     },
 
     async restoreVolume(snapshot, target) {
-      await createVolume(target.name, { [LABEL_SANDBOX_ID]: target.sandboxId });
       try {
-        await copyVolume(snapshot.volume, target.name);
+        await copyVolume(snapshot.volume, { name: target.name, labels: { [LABEL_SANDBOX_ID]: target.sandboxId } }, snapshot.id);
       } catch (error) {
         await removeVolume(target.name).catch(() => undefined);
         throw error;
@@ -175,6 +177,15 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
       ]);
       const failed = results.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
+    },
+
+    async listVolumeCopies() {
+      try {
+        const helpers = await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_VOLUME_COPY] } });
+        return helpers.map((helper) => ({ containerId: helper.Id, running: helper.State === 'running' }));
+      } catch (error) {
+        throw toRuntimeError(error, 'list volume copies');
+      }
     },
 
     async listSnapshots() {

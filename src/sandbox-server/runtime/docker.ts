@@ -55,6 +55,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   const log = logger.child({ component: 'docker-runtime' });
   const pool = networkPoolOf(options.networkPool ?? DEFAULT_NETWORK_POOL);
   const readRoutes = options.readRoutes ?? (() => readFile('/proc/net/route', 'utf8').catch(() => ''));
+  /** Our sandboxes' containers: the instance label and a sandbox id (volume copies carry none). */
+  const sandboxContainers = [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SANDBOX_ID];
 
   /** The networks labelled as this sandbox's, oldest first (two control planes may have raced to create one). */
   async function networksOf(sandboxId: string): Promise<Docker.NetworkInspectInfo[]> {
@@ -266,10 +268,19 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       }
     },
 
+    async listUnusedVolumes() {
+      try {
+        const { Volumes } = await docker.listVolumes({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SANDBOX_ID], dangling: ['true'] } });
+        return (Volumes ?? []).map((volume) => ({ name: volume.Name, sandboxId: volume.Labels?.[LABEL_SANDBOX_ID] ?? '' }));
+      } catch (error) {
+        throw toRuntimeError(error, 'list volumes');
+      }
+    },
+
     async list() {
       let containers: Docker.ContainerInfo[];
       try {
-        containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+        containers = await docker.listContainers({ all: true, filters: { label: sandboxContainers } });
       } catch (error) {
         throw toRuntimeError(error, 'list');
       }
@@ -310,7 +321,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       const connect = async () => {
         try {
           const events = await docker.getEvents({
-            filters: { type: ['container'], label: [`${LABEL_INSTANCE}=${instanceId}`] },
+            filters: { type: ['container'], label: sandboxContainers },
           });
           if (stopped) return destroyStream(events);
           stream = events;

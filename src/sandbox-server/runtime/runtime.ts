@@ -17,6 +17,12 @@ export const LABEL_PORT_PREFIX = 'sandbox-server.port.';
 export const LABEL_AGENT_SERVER_VERSION = 'sandbox-server.agent-server-version';
 /** Carried by a snapshot's image and volume: the snapshot they belong to. */
 export const LABEL_SNAPSHOT_ID = 'sandbox-server.snapshot';
+/**
+ * Carried by the short-lived container that copies a data volume (into a snapshot, or out of one
+ * into a new sandbox's volume): the volume it copies into. With the instance and snapshot labels
+ * it lets a sweep find a copy that a crash left behind.
+ */
+export const LABEL_VOLUME_COPY = 'sandbox-server.volume-copy';
 
 export interface ContainerObservation {
   containerId: string;
@@ -58,6 +64,19 @@ export interface ContainerRequest {
 export interface NetworkObservation {
   name: string;
   sandboxId: string;
+}
+
+/** A sandbox's data volume carrying our instance label that no container uses. */
+export interface VolumeObservation {
+  name: string;
+  sandboxId: string;
+}
+
+/** A container copying a data volume (see LABEL_VOLUME_COPY). */
+export interface VolumeCopyObservation {
+  containerId: string;
+  /** Still copying; a copy whose control plane died runs to its end and then stops. */
+  running: boolean;
 }
 
 /** What to snapshot: a sandbox's container and its data volume. */
@@ -133,7 +152,14 @@ export interface SandboxRuntime {
   removeNetworks(sandboxId: string): Promise<void>;
   /** Every network carrying our instance label. */
   listNetworks(): Promise<NetworkObservation[]>;
-  /** Every container carrying our instance label. */
+  /**
+   * The sandbox data volumes carrying our instance label that no container uses: a sandbox's
+   * volume once its container is gone, or one restored from a snapshot before its sandbox's row.
+   */
+  listUnusedVolumes(): Promise<VolumeObservation[]>;
+  /** The containers copying data volumes, carrying our instance label; `remove` removes one. */
+  listVolumeCopies(): Promise<VolumeCopyObservation[]>;
+  /** Every sandbox container carrying our instance label (volume copies are not sandboxes'). */
   list(): Promise<ContainerObservation[]>;
   inspect(containerId: string): Promise<ContainerObservation | undefined>;
   /** The last `lines` lines the container wrote (stdout and stderr interleaved); '' when it is gone. */
@@ -144,8 +170,8 @@ export interface SandboxRuntime {
    * their size in bytes (the container's changes plus the volume's files).
    */
   snapshot(request: SnapshotRequest): Promise<SnapshotArtifacts & { sizeBytes: number }>;
-  /** Creates the data volume `name` of sandbox `sandboxId` as a copy of the snapshot's volume. */
-  restoreVolume(snapshot: SnapshotArtifacts, target: { sandboxId: string; name: string }): Promise<void>;
+  /** Creates the data volume `name` of sandbox `sandboxId` as a copy of snapshot `id`'s volume. */
+  restoreVolume(snapshot: SnapshotArtifacts & { id: string }, target: { sandboxId: string; name: string }): Promise<void>;
   /** Removes a snapshot's image and volume; missing ones are success. */
   removeSnapshot(snapshot: { image: string | null; volume: string | null }): Promise<void>;
   /** Every snapshot image and volume carrying our instance label. */

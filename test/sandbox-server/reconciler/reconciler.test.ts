@@ -42,7 +42,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     }
   }
 
-  const changes = () => fake.calls.filter((c) => c.verb !== 'list' && c.verb !== 'listNetworks' && c.verb !== 'listSnapshots' && c.verb !== 'inspect');
+  const changes = () => fake.calls.filter((c) => c.verb !== 'inspect' && !c.verb.startsWith('list'));
   const callsOf = (verb: string) => fake.calls.filter((c) => c.verb === verb);
 
   async function newSandbox(values: Partial<typeof sandboxes.$inferInsert> = {}, specValues = {}): Promise<SandboxRow> {
@@ -176,6 +176,26 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(callsOf('removeVolume').map((c) => c.target).sort()).toEqual([dataVolumeNameFor(deleted.id), dataVolumeNameFor('no-such-sandbox')].sort());
     // A network goes once its container has: in the same pass here, containers first.
     expect(fake.networks().map((n) => n.sandboxId)).toEqual([live.id]);
+  });
+
+  it('removes data volumes no live row claims and volume copies that ended, only after the grace period', async () => {
+    const live = await newSandbox({ desiredState: 'PAUSED' });
+    // Restored from a snapshot for a sandbox whose row was never written (the control plane died).
+    fake.addVolume(dataVolumeNameFor('never-written'), 'never-written');
+    fake.addVolume(dataVolumeNameFor(live.id), live.id);
+    const ended = fake.addVolumeCopy(false);
+    const copying = fake.addVolumeCopy(true);
+
+    await passes(reconciler({ orphanGraceMs: 60_000 }), 2);
+    expect(fake.volumes().sort()).toEqual([dataVolumeNameFor('never-written'), dataVolumeNameFor(live.id)].sort());
+    expect(fake.volumeCopies().sort()).toEqual([copying, ended].sort());
+
+    const eager = reconciler({ orphanGraceMs: 1 });
+    await passes(eager, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await passes(eager, 1);
+    expect(fake.volumes()).toEqual([dataVolumeNameFor(live.id)]);
+    expect(fake.volumeCopies()).toEqual([copying]);
   });
 
   it('turns a container removed behind its back MISSING and does not recreate it', async () => {
