@@ -4,6 +4,7 @@ import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js'
 import { createDockerRuntime } from '../../src/sandbox-server/runtime/index.js';
 import { snapshotImageFor, snapshotVolumeFor } from '../../src/sandbox-server/runtime/docker-snapshots.js';
 import { LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
+import { createTestDatabase, testDrivers } from '../helpers/database.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
@@ -12,11 +13,15 @@ const message = (text: string) => ({ role: 'user', content: [{ type: 'text', tex
 
 /**
  * Snapshots and forks on the real engine, under the default runtime (gVisor where the engine has
- * it): one source sandbox with a file and a conversation serves every test, and the last one
- * restarts the control plane on the same database to see its snapshots adopted.
+ * it), on PGlite and on PostgreSQL: one source sandbox with a file and a conversation serves every
+ * test of a database, and the last one restarts the control plane on the same database to see its
+ * snapshots adopted.
  */
-describe.runIf(docker)('snapshots and forks on Docker, end to end', () => {
+describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to end (%s)', (driver) => {
   const engine = docker as Docker;
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  /** The control plane's database: its own PostgreSQL database, or (absent) PGlite in its data dir. */
+  let databaseEnv: Record<string, string> = {};
   let cp: E2eControlPlane;
   let source: { id: string; session_api_key: string };
   let conversationId: string;
@@ -49,7 +54,11 @@ describe.runIf(docker)('snapshots and forks on Docker, end to end', () => {
 
   beforeAll(async () => {
     await buildE2eImage();
-    cp = await startE2eControlPlane({ LLM_MODEL: 'openai/scripted', LLM_BASE_URL: 'http://127.0.0.1:18081/v1' });
+    if (driver === 'postgres') {
+      database = await createTestDatabase();
+      databaseEnv = { DATABASE_URL: database.url };
+    }
+    cp = await startE2eControlPlane({ ...databaseEnv, LLM_MODEL: 'openai/scripted', LLM_BASE_URL: 'http://127.0.0.1:18081/v1' });
     const started = await cp.request('POST', '/api/v1/sandboxes');
     source = await cp.sandboxUntil(started.body.id, 'RUNNING');
     expect((await bash(source.id, 'echo from the source > /workspace/note.txt')).exit_code).toBe(0);
@@ -62,6 +71,7 @@ describe.runIf(docker)('snapshots and forks on Docker, end to end', () => {
   afterAll(async () => {
     await cp?.close();
     if (cp) await removeInstanceResources(engine, cp.instanceId);
+    await database?.drop();
   });
 
   it('snapshots a running sandbox and starts sandboxes from it with its files, events and event ids, each with its own key', async () => {
@@ -217,7 +227,7 @@ describe.runIf(docker)('snapshots and forks on Docker, end to end', () => {
     });
     await ended.start();
     await ended.wait();
-    cp = await startE2eControlPlane({ ORPHAN_GRACE_SECONDS: '1', LLM_MODEL: 'openai/scripted' }, { dataDir, instanceId, apiKey });
+    cp = await startE2eControlPlane({ ...databaseEnv, ORPHAN_GRACE_SECONDS: '1', LLM_MODEL: 'openai/scripted' }, { dataDir, instanceId, apiKey });
 
     await vi.waitFor(
       async () => {
