@@ -15,7 +15,7 @@ import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { ensureAgentServerImage } from './image/index.js';
-import { Reconciler, type ReconcilerOptions } from './reconciler/index.js';
+import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { handOff, KICK_CHANNEL, START_TASK_CHANNEL } from './replicas/hand-off.js';
 import { LeaseKeeper } from './replicas/lease-keeper.js';
 import { registerLeaseMetrics } from './replicas/lease-metrics.js';
@@ -140,10 +140,11 @@ export async function startSandboxServer(
   const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   let reconcilerLease: LeaseKeeper | undefined;
   const leading = () => reconcilerLease?.held === true;
+  const kick = (sandboxId?: string) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log));
   const { listener, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,
     reconciler: {
-      kick: (sandboxId) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log)),
+      kick,
       // Handed off as a kick of everything: the holder's full pass tops the pools up too.
       refillWarmPools: () => (leading() ? reconciler.refillWarmPools() : handOff(database.db, KICK_CHANNEL, '', log)),
       onSandboxWritten: (listener) => reconciler.onSandboxWritten(listener),
@@ -155,7 +156,8 @@ export async function startSandboxServer(
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
-    snapshots: { runtime, hold: (sandboxId, work) => reconciler.hold(sandboxId, work) },
+    // Held in the database, so that the replica reconciling honours it whichever replica snapshots.
+    snapshots: { runtime, hold: (sandboxId, work) => holdSandbox({ db: database.db, kick }, sandboxId, work) },
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,
     countWarmPoolClaim: (specId, hit) => sandboxMetrics.countWarmPoolClaim(specId, hit),

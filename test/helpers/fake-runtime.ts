@@ -63,6 +63,8 @@ export interface FakeRuntimeControls {
   failNext(verb: Verb, error: Error): void;
   /** Creates wait until the returned function is called (a create "in flight"). */
   holdCreates(): () => void;
+  /** Snapshots keep their container paused until the returned function is called (a snapshot under way). */
+  holdSnapshots(): () => void;
   /** The image's tag now names another image (it was rebuilt). */
   rebuildImage(image: string): void;
 }
@@ -90,6 +92,7 @@ export function createFakeRuntime(): FakeRuntime {
   const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
   const imageIds = new Map<string, string>();
   let held: Promise<void> | undefined;
+  let heldSnapshots: Promise<void> | undefined;
   let nextHostPort = 40_000;
 
   const emit = (container: Pick<ContainerObservation, 'sandboxId' | 'containerId'>, action: string) => {
@@ -247,7 +250,12 @@ export function createFakeRuntime(): FakeRuntime {
 
     async snapshot(request) {
       await enter('snapshot', request.containerId);
-      existing(request.containerId);
+      // As the Docker driver: a running container is paused for the snapshot, a paused one stays so.
+      const container = existing(request.containerId);
+      const wasRunning = container.state === 'running';
+      if (wasRunning) container.state = 'paused';
+      if (heldSnapshots) await heldSnapshots;
+      if (wasRunning && container.state === 'paused') container.state = 'running';
       const image = `snapshot:${request.snapshotId}`;
       const volume = `snapshot-${request.snapshotId}`;
       images.set(image, request.snapshotId);
@@ -333,6 +341,17 @@ export function createFakeRuntime(): FakeRuntime {
 
     failNext(verb, error) {
       failures.set(verb, error);
+    },
+
+    holdSnapshots() {
+      let release!: () => void;
+      heldSnapshots = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        heldSnapshots = undefined;
+        release();
+      };
     },
 
     holdCreates() {

@@ -273,3 +273,16 @@ export const leases = pgTable('leases', {
   holder: text('holder').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+/**
+ * A sandbox the reconciler must leave alone until `expires_at` (a snapshot pauses its container and
+ * must not see it unpaused), whichever replica reconciles. `acknowledged_at` is set by the first
+ * reconciler pass that sees the hold: passes never overlap, so by then no pass that began before
+ * the hold is still acting on the sandbox.
+ */
+export const sandboxHolds = pgTable('sandbox_holds', {
+  sandboxId: text('sandbox_id').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+});

@@ -12,6 +12,7 @@ import {
   type SandboxRuntime,
 } from '../runtime/runtime.js';
 import { checkAgentServerAlive } from './alive.js';
+import { acknowledgeHolds } from './holds.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { createLimiter, forEachLimited } from './limit.js';
 import { OrphanSweeper } from './orphans.js';
@@ -108,8 +109,6 @@ export class Reconciler {
   private engineLostAt: number | undefined;
   /** Serializes passes: reconcileOnce() and the loop's own passes queue here. */
   private passes: Promise<void> = Promise.resolve();
-  /** Sandboxes held out of passes (see hold), each with the tail of its queue of holders. */
-  private readonly held = new Map<string, Promise<unknown>>();
 
   constructor(options: ReconcilerOptions) {
     this.db = options.db;
@@ -194,28 +193,6 @@ export class Reconciler {
     clearTimeout(timer);
   }
 
-  /**
-   * Runs `work` while no pass touches the sandbox: a snapshot pauses its container and must not
-   * have it unpaused (or removed) halfway. Holders of one sandbox take turns. The pass under way
-   * when the hold begins is waited for; later ones skip the sandbox until the hold ends, and one is
-   * asked for then.
-   */
-  async hold<T>(sandboxId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.held.get(sandboxId) ?? Promise.resolve();
-    const turn = previous.then(async () => {
-      await this.exclusive(async () => undefined);
-      return work();
-    });
-    const tail = turn.catch(() => undefined);
-    this.held.set(sandboxId, tail);
-    try {
-      return await turn;
-    } finally {
-      if (this.held.get(sandboxId) === tail) this.held.delete(sandboxId);
-      this.kick(sandboxId);
-    }
-  }
-
   /** One full pass over every live sandbox, plus policies and orphans. Throws if it cannot observe. */
   reconcileOnce(): Promise<void> {
     return this.exclusive(() => this.pass(undefined, true));
@@ -288,6 +265,8 @@ export class Reconciler {
       if (only) only = new Set([...only, ...changed]);
     }
     const entries = await this.loadRows(only);
+    // Before any step: a hold (holds.ts) acknowledged here is honoured by this pass and every later one.
+    const held = await acknowledgeHolds(this.db, only);
     if (!only) await this.applyPolicies(entries);
 
     const bySandbox = new Map<string, ContainerObservation[]>();
@@ -298,7 +277,8 @@ export class Reconciler {
     }
     await this.inspectEvented(entries, bySandbox);
     const stoppedByEngine = engineLostAt === undefined ? new Set<string>() : await this.stoppedByEngine(entries, bySandbox, engineLostAt);
-    await forEachLimited(entries, PASS_CONCURRENCY, (entry) =>
+    const unheld = entries.filter((entry) => !held.has(entry.row.id));
+    await forEachLimited(unheld, PASS_CONCURRENCY, (entry) =>
       this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt),
     );
     if (!only) {
@@ -306,7 +286,7 @@ export class Reconciler {
       await this.orphans.sweep(observed, networks, liveIds, Date.now());
       await this.orphans.sweepVolumes(copies, unusedVolumes, liveIds, Date.now());
     }
-    if (!only) await this.sweepSnapshots();
+    if (!only && held.size === 0) await this.sweepSnapshots();
     // Recovered, unless the engine went away again during this pass.
     if (engineLostAt !== undefined && this.engineLostAt === engineLostAt) {
       this.engineLostAt = undefined;
@@ -317,12 +297,11 @@ export class Reconciler {
 
   /**
    * Snapshot artifacts no row claims: left by a snapshot that failed between the engine and the
-   * database, or by a deletion whose removal failed. Skipped while any sandbox is held, since a
+   * database, or by a deletion whose removal failed. Not called while any sandbox is held, since a
    * snapshot under way has artifacts before it has its row; listed before the rows are read, as
    * containers are. Its failures are only logged: they must not hold up the sandboxes' pass.
    */
   private async sweepSnapshots(): Promise<void> {
-    if (this.held.size > 0) return;
     try {
       const observed = await this.runtime.listSnapshots();
       const rows = await this.db.select({ id: snapshots.id }).from(snapshots);
@@ -404,7 +383,6 @@ export class Reconciler {
     listedAt: number,
   ): Promise<void> {
     const { row } = entry;
-    if (this.held.has(row.id)) return;
     // A sandbox backing off waits out its back-off whoever asks, so a burst of events cannot
     // hammer a failing engine; the queue holds it until then.
     const backoffMs = this.queue.backoffRemainingMs(row.id);

@@ -6,7 +6,7 @@ import { createAgentServerApp, type AgentServer } from '../../../src/agent-serve
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
-import { Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
+import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';
 import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
@@ -107,7 +107,7 @@ export async function openHarness(
       apiKeys: [API_KEY],
       maxRunningSandboxes: 50,
       events,
-      snapshots: { runtime, hold: (sandboxId, work) => reconciler.hold(sandboxId, work) },
+      snapshots: { runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => reconciler.kick(id) }, sandboxId, work) },
       appConversations: {
         llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
