@@ -1,7 +1,8 @@
 /**
  * Keys and secrets never reach the log, even when a database query that carried them fails: the
  * control plane runs as a process over its own PostgreSQL database, a trigger makes the insert of
- * one spec fail, and its whole log is searched for that spec's initial_env token.
+ * one spec fail, and its whole log is searched for that spec's initial_env token; another makes the
+ * insert of one webhook fail, and the log is searched for webhook signing secrets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -70,6 +71,12 @@ describe.skipIf(!testDrivers.includes('postgres'))('secrets in the log', () => {
         RETURN NEW;
       END $$ LANGUAGE plpgsql;
       CREATE TRIGGER refuse_token_specs BEFORE INSERT ON sandbox_specs FOR EACH ROW EXECUTE FUNCTION refuse_token_specs();
+      CREATE FUNCTION refuse_webhooks() RETURNS trigger AS $$
+      BEGIN
+        IF NEW.url LIKE '%/refused' THEN RAISE EXCEPTION 'the test refuses this webhook'; END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql;
+      CREATE TRIGGER refuse_webhooks BEFORE INSERT ON webhooks FOR EACH ROW EXECUTE FUNCTION refuse_webhooks();
     `);
     await sql.end();
   }, 60_000);
@@ -96,5 +103,22 @@ describe.skipIf(!testDrivers.includes('postgres'))('secrets in the log', () => {
     expect(log).toMatch(/Failed query: insert into \\"sandbox_specs\\"/);
     expect(log).not.toContain(token);
     expect(log).not.toContain(API_KEY);
+  });
+
+  it('never logs a webhook signing secret: not when it is made, nor when the query carrying it fails', async () => {
+    const call = (url: string) =>
+      fetch(`${baseUrl}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url }),
+      });
+    const created = await call('http://127.0.0.1:9/hooks');
+    expect(created.status).toBe(201);
+    const { secret } = (await created.json()) as { secret: string };
+    expect((await call('http://127.0.0.1:9/refused')).status).toBe(500);
+    await expect.poll(() => log, { timeout: 5000 }).toMatch(/the test refuses this webhook/);
+    expect(log).not.toContain(secret);
+    // Neither is the secret the refused insert carried, which nobody was shown.
+    expect(log).not.toMatch(/whsec_/);
   });
 });

@@ -204,6 +204,32 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       await vi.waitFor(async () => expect((await deliveries(slowHook.id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
     });
 
+    it('never follows a redirect, and fails an attempt the receiver does not answer in time', async () => {
+      const elsewhere = await receiver();
+      const redirecting = await receiver((_request, _index, response) => {
+        response.writeHead(307, { location: elsewhere.url });
+        response.end();
+      });
+      const silent = await receiver(() => undefined);
+      const redirected = await register(redirecting.url);
+      const unanswered = await register(silent.url);
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(
+        async () => {
+          const [delivery] = await deliveries(redirected.id);
+          expect(delivery).toMatchObject({ state: 'pending', status_code: 307, error: 'receiver answered HTTP 307' });
+          expect(delivery.attempts).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 10_000 },
+      );
+      expect(elsewhere.received).toEqual([]);
+      // The dispatcher's timeout here is 2 s.
+      await vi.waitFor(
+        async () => expect((await deliveries(unanswered.id))[0]).toMatchObject({ state: 'pending', error: 'no answer within 2 s' }),
+        { timeout: 10_000 },
+      );
+    });
+
     it('gives up a delivery after a day and disables a webhook failing for a day, saying why', async () => {
       const { id } = await register(`http://127.0.0.1:${await downPort()}/hooks`);
       await t.handle.db.update(webhooks).set({ failingSince: new Date(Date.now() - DAY_MS - 1000) }).where(eq(webhooks.id, id));
