@@ -7,6 +7,7 @@
 import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { sandboxes } from '../../src/sandbox-server/db/schema.js';
+import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDrivers } from '../helpers/database.js';
 import { API_KEY, openTestApp, type TestApp } from '../sandbox-server/harness.js';
@@ -60,7 +61,7 @@ describe.each(testDrivers)('control plane on %s', (driver) => {
     expect((await testApp.app.request('/alive')).status).toBe(200);
     const spec = await testApp.call('POST', '/api/v1/sandbox-specs', { id: `after-fuzz-${driver}`, image: 'after-fuzz:1' });
     expect(spec.status).toBe(201);
-    const sandbox = await testApp.call('POST', `/api/v1/sandboxes?sandbox_spec_id=after-fuzz-${driver}`, {});
+    const sandbox = await testApp.call('POST', `/api/v1/sandboxes?sandbox_spec_id=after-fuzz-${driver}`, {}, SandboxInfoSchema);
     expect(sandbox.status).toBe(200);
     const found = await testApp.call('GET', `/api/v1/sandboxes?id=${sandbox.body.id}`);
     expect(found.body).toEqual([expect.objectContaining({ id: sandbox.body.id, sandbox_spec_id: `after-fuzz-${driver}` })]);

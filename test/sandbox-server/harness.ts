@@ -1,11 +1,13 @@
 import type { EngineRuntimes } from '../../src/sandbox-server/services/context.js';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { z } from 'zod';
 import { createSandboxServerApp, type SandboxServerApp } from '../../src/sandbox-server/app.js';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { lifecycleEvents, sandboxes, sandboxSpecs } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
 import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { readAnswer, type Answer } from '../helpers/answer.js';
 import { openTestDatabase, type TestDriver } from '../helpers/database.js';
 
 export const DEFAULT_IMAGE = 'sandbox-server/agent-server:test';
@@ -27,8 +29,8 @@ export interface TestApp {
   injectWebSocket: SandboxServerApp['injectWebSocket'];
   handle: DatabaseHandle;
   reconciler: KickRecorder;
-  /** app.request with the API key, JSON in and out. */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** app.request with the API key, JSON in and out; the body checked against `schema` (see readAnswer). */
+  call<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.input<S>>>;
   /** Empties both tables and recreates the default spec. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -69,11 +71,11 @@ export async function openTestApp(
     injectWebSocket,
     handle,
     reconciler,
-    async call(method, path, body) {
+    async call(method, path, body, schema) {
       const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: response.status, body: await response.json() };
+      return readAnswer(response, schema);
     },
     async reset() {
       await handle.db.delete(lifecycleEvents);

@@ -8,7 +8,9 @@ import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-fe
 import { followEvents } from '../../../src/sandbox-server/lifecycle-events/follow-events.js';
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
 import { deleteEventsBefore } from '../../../src/sandbox-server/lifecycle-events/retention.js';
-import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lifecycle-event.js';
+import { LifecycleEventPageSchema, LifecycleEventSchema, type LifecycleEvent } from '../../../src/sandbox-server/models/lifecycle-event.js';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
+import { readAnswer, ValidationErrorSchema } from '../../helpers/answer.js';
 import { testDrivers } from '../../helpers/database.js';
 import { API_KEY, openTestApp, type TestApp } from '../harness.js';
 import { SseReader } from './sse.js';
@@ -34,7 +36,7 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
   beforeEach(() => t.reset());
 
   async function startSandbox(): Promise<string> {
-    const { status, body } = await t.call('POST', '/api/v1/sandboxes');
+    const { status, body } = await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
     expect(status).toBe(200);
     return body.id;
   }
@@ -61,7 +63,7 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
   describe('GET /api/v1/events/search', () => {
     it('records sandbox.created in the transaction that creates the sandbox', async () => {
       const id = await startSandbox();
-      const { status, body } = await t.call('GET', '/api/v1/events/search');
+      const { status, body } = await t.call('GET', '/api/v1/events/search', undefined, LifecycleEventPageSchema);
       expect(status).toBe(200);
       expect(LifecycleEventPageSchema.parse(body)).toEqual(body);
       expect(body).toEqual({
@@ -87,7 +89,8 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
       const b = await startSandbox();
       await recordStatus(a, 'STARTING', 'RUNNING');
       await recordStatus(a, 'RUNNING', 'PAUSED');
-      const all = (await t.call('GET', '/api/v1/events/search')).body.items as { id: string; type: string; sandbox_id: string; timestamp: string }[];
+      const search = (query: string) => t.call('GET', `/api/v1/events/search${query}`, undefined, LifecycleEventPageSchema);
+      const all = (await search('')).body.items;
       expect(all.map((e) => [e.type, e.sandbox_id])).toEqual([
         ['sandbox.created', a],
         ['sandbox.created', b],
@@ -97,43 +100,40 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
       const ids = all.map((e) => Number(e.id));
       expect([...ids].sort((x, y) => x - y)).toEqual(ids);
 
-      const ofA = await t.call('GET', `/api/v1/events/search?sandbox_id=${a}`);
-      expect(ofA.body.items.map((e: { type: string }) => e.type)).toEqual(['sandbox.created', 'sandbox.running', 'sandbox.paused']);
-      const typed = await t.call('GET', '/api/v1/events/search?type=sandbox.running&type=sandbox.paused');
-      expect(typed.body.items.map((e: { type: string }) => e.type)).toEqual(['sandbox.running', 'sandbox.paused']);
-      const one = await t.call('GET', '/api/v1/events/search?type=sandbox.created');
+      const ofA = await search(`?sandbox_id=${a}`);
+      expect(ofA.body.items.map((e) => e.type)).toEqual(['sandbox.created', 'sandbox.running', 'sandbox.paused']);
+      const typed = await search('?type=sandbox.running&type=sandbox.paused');
+      expect(typed.body.items.map((e) => e.type)).toEqual(['sandbox.running', 'sandbox.paused']);
+      const one = await search('?type=sandbox.created');
       expect(one.body.items).toHaveLength(2);
 
       const future = new Date(Date.now() + 60_000).toISOString();
-      expect((await t.call('GET', `/api/v1/events/search?timestamp__gte=${future}`)).body.items).toEqual([]);
-      expect((await t.call('GET', `/api/v1/events/search?timestamp__lt=${future}`)).body.items).toHaveLength(4);
+      expect((await search(`?timestamp__gte=${future}`)).body.items).toEqual([]);
+      expect((await search(`?timestamp__lt=${future}`)).body.items).toHaveLength(4);
       const since = encodeURIComponent(all[0]?.timestamp ?? '');
-      expect((await t.call('GET', `/api/v1/events/search?timestamp__gte=${since}`)).body.items).toHaveLength(4);
+      expect((await search(`?timestamp__gte=${since}`)).body.items).toHaveLength(4);
 
       const forward: string[] = [];
       let pageId: string | null = null;
       do {
-        const page: { status: number; body: { items: { id: string }[]; next_page_id: string | null } } = await t.call(
-          'GET',
-          `/api/v1/events/search?limit=3${pageId ? `&page_id=${pageId}` : ''}`,
-        );
+        const page = await search(`?limit=3${pageId ? `&page_id=${pageId}` : ''}`);
         forward.push(...page.body.items.map((e) => e.id));
         pageId = page.body.next_page_id;
       } while (pageId);
       expect(forward).toEqual(all.map((e) => e.id));
 
-      const newest = await t.call('GET', '/api/v1/events/search?sort_order=TIMESTAMP_DESC&limit=3');
-      expect(newest.body.items.map((e: { id: string }) => e.id)).toEqual(all.map((e) => e.id).reverse().slice(0, 3));
+      const newest = await search('?sort_order=TIMESTAMP_DESC&limit=3');
+      expect(newest.body.items.map((e) => e.id)).toEqual(all.map((e) => e.id).reverse().slice(0, 3));
       const rest = await t.call('GET', `/api/v1/events/search?sort_order=TIMESTAMP_DESC&page_id=${newest.body.next_page_id}`);
       expect(rest.body).toEqual({ items: [all[0]], next_page_id: null });
     });
 
     it('answers 422 for bad filters', async () => {
       for (const query of ['sandbox_id=%00', 'type=sandbox.exploded', 'page_id=abc', 'page_id=99999999999999999999', 'timestamp__gte=yesterday', 'limit=0', 'sort_order=UP']) {
-        const { status, body } = await t.call('GET', `/api/v1/events/search?${query}`);
+        const { status, body } = await t.call('GET', `/api/v1/events/search?${query}`, undefined, ValidationErrorSchema);
         expect(status, query).toBe(422);
         expect(body.detail[0]).toMatchObject({ msg: expect.any(String), type: expect.any(String) });
-        expect(body.detail[0].loc.slice(0, 2)).toEqual(['query', query.split('=')[0]]);
+        expect(body.detail[0]?.loc.slice(0, 2)).toEqual(['query', query.split('=')[0]]);
       }
     });
 
@@ -149,8 +149,8 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
       await t.handle.db.update(lifecycleEvents).set({ createdAt: new Date(Date.now() - 8 * 86_400_000) });
       await recordStatus(id, 'STARTING', 'RUNNING');
       expect(await deleteEventsBefore(t.handle.db, new Date(Date.now() - 7 * 86_400_000))).toBe(1);
-      const left = await t.call('GET', '/api/v1/events/search');
-      expect(left.body.items.map((e: { type: string }) => e.type)).toEqual(['sandbox.running']);
+      const left = await t.call('GET', '/api/v1/events/search', undefined, LifecycleEventPageSchema);
+      expect(left.body.items.map((e) => e.type)).toEqual(['sandbox.running']);
     });
   });
 
@@ -202,25 +202,25 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
     it('answers 422 for a bad Last-Event-ID or filter', async () => {
       const badHeader = await openStream('', { 'last-event-id': 'yesterday' });
       expect(badHeader.status).toBe(422);
-      expect(((await badHeader.json()) as any).detail[0].loc).toEqual(['header', 'last-event-id']);
+      expect((await readAnswer(badHeader, ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['header', 'last-event-id']);
       const badType = await openStream('?type=nope');
       expect(badType.status).toBe(422);
-      expect(((await badType.json()) as any).detail[0].loc).toEqual(['query', 'type', 0]);
+      expect((await readAnswer(badType, ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['query', 'type', 0]);
     });
   });
 
   describe('GET /api/v1/events/socket', () => {
     it('sends each event after after_event_id once, then live ones, as JSON frames', async () => {
       const id = await startSandbox();
-      const [created] = (await t.call('GET', '/api/v1/events/search')).body.items;
+      const [created] = (await t.call('GET', '/api/v1/events/search', undefined, LifecycleEventPageSchema)).body.items;
       await recordStatus(id, 'STARTING', 'RUNNING');
-      const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/api/v1/events/socket?sandbox_id=${id}&after_event_id=${created.id}`, {
+      const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/api/v1/events/socket?sandbox_id=${id}&after_event_id=${created?.id}`, {
         headers: auth,
       });
-      const frames: any[] = [];
+      const frames: LifecycleEvent[] = [];
       const gotTwo = new Promise<void>((resolve) =>
         socket.on('message', (data) => {
-          frames.push(JSON.parse(String(data)));
+          frames.push(LifecycleEventSchema.parse(JSON.parse(String(data))));
           if (frames.length === 2) resolve();
         }),
       );
@@ -234,7 +234,7 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
     it('answers 422 for bad filters and 401 without a key', async () => {
       const bad = await fetch(`${baseUrl}/api/v1/events/socket?after_event_id=x`, { headers: auth });
       expect(bad.status).toBe(422);
-      expect(((await bad.json()) as any).detail[0].loc).toEqual(['query', 'after_event_id']);
+      expect((await readAnswer(bad, ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['query', 'after_event_id']);
       expect((await fetch(`${baseUrl}/api/v1/events/socket`)).status).toBe(401);
       expect((await fetch(`${baseUrl}/api/v1/events/socket`, { headers: auth })).status).toBe(426);
     });

@@ -1,4 +1,6 @@
-/** The messages of a Server-Sent Events body, read as they arrive. */
+import { LifecycleEventSchema, type LifecycleEvent } from '../../../src/sandbox-server/models/lifecycle-event.js';
+
+/** The lifecycle events of a Server-Sent Events body, read as they arrive and checked against their model. */
 export class SseReader {
   private buffer = '';
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
@@ -9,8 +11,8 @@ export class SseReader {
   }
 
   /** The next `count` messages with an id, as { id, data }; comments (keepalives) are skipped. */
-  async take(count: number): Promise<{ id: string; data: any }[]> {
-    const messages: { id: string; data: any }[] = [];
+  async take(count: number): Promise<{ id: string; data: LifecycleEvent }[]> {
+    const messages: { id: string; data: LifecycleEvent }[] = [];
     while (messages.length < count) {
       const end = this.buffer.indexOf('\n\n');
       if (end >= 0) {
@@ -22,7 +24,7 @@ export class SseReader {
           if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
         }
         const id = fields.get('id');
-        if (id !== undefined) messages.push({ id, data: JSON.parse(fields.get('data') ?? 'null') });
+        if (id !== undefined) messages.push({ id, data: LifecycleEventSchema.parse(JSON.parse(fields.get('data') ?? 'null')) });
         continue;
       }
       const { value, done } = await this.reader.read();

@@ -3,6 +3,7 @@
  * NUL bytes, numbers its columns cannot hold, dates PostgreSQL cannot store, deep and large bodies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { testDrivers } from '../../helpers/database.js';
 import { API_KEY, openTestApp, type TestApp } from '../harness.js';
 
@@ -24,7 +25,7 @@ describe.each(testDrivers)('hostile input on %s', (driver) => {
     ['GET', '/api/v1/app-conversations/search?title__contains=x%00', ['query', 'title__contains']],
     ['GET', '/api/v1/sandboxes/a%00/agent/alive', ['path', 'id']],
   ])('%s %s with a NUL byte is a 422', async (method, path, loc) => {
-    const response = await t.call(method, path);
+    const response = await t.call(method, path, undefined, ValidationErrorSchema);
     expect(response.status).toBe(422);
     expect(response.body.detail[0]).toMatchObject({ loc, msg: 'Must not contain NUL bytes' });
   });
@@ -35,9 +36,9 @@ describe.each(testDrivers)('hostile input on %s', (driver) => {
   });
 
   it.each(['memory_mb', 'pids_limit', 'idle_pause_seconds', 'ttl_seconds'])('refuses %s above 2^31-1', async (field) => {
-    const response = await t.call('POST', '/api/v1/sandbox-specs', { image: 'x:1', [field]: 2 ** 31 });
+    const response = await t.call('POST', '/api/v1/sandbox-specs', { image: 'x:1', [field]: 2 ** 31 }, ValidationErrorSchema);
     expect(response.status).toBe(422);
-    expect(response.body.detail[0].loc).toEqual(['body', field]);
+    expect(response.body.detail[0]?.loc).toEqual(['body', field]);
     const largest = await t.call('POST', '/api/v1/sandbox-specs', { id: `largest-${field}`, image: 'x:1', [field]: 2 ** 31 - 1 });
     expect(largest.status).toBe(201);
   });
@@ -48,9 +49,9 @@ describe.each(testDrivers)('hostile input on %s', (driver) => {
   });
 
   it.each(['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '+275760-09-13T00:00:00Z'])('refuses created_at__gte=%s', async (date) => {
-    const response = await t.call('GET', `/api/v1/app-conversations/search?created_at__gte=${encodeURIComponent(date)}`);
+    const response = await t.call('GET', `/api/v1/app-conversations/search?created_at__gte=${encodeURIComponent(date)}`, undefined, ValidationErrorSchema);
     expect(response.status).toBe(422);
-    expect(response.body.detail[0].loc).toEqual(['query', 'created_at__gte']);
+    expect(response.body.detail[0]?.loc).toEqual(['query', 'created_at__gte']);
     expect((await t.call('GET', '/api/v1/app-conversations/count?created_at__gte=0001-01-01T00:00:00Z')).status).toBe(200);
   });
 

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxes } from '../../../src/sandbox-server/db/schema.js';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { testDrivers } from '../../helpers/database.js';
 import { openTestApp, type TestApp } from '../harness.js';
 
@@ -15,7 +16,7 @@ describe.each(testDrivers)('MAX_RUNNING_SANDBOXES (%s)', (driver) => {
   beforeEach(() => t.reset());
 
   async function start(): Promise<string> {
-    const { status, body } = await t.call('POST', '/api/v1/sandboxes');
+    const { status, body } = await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
     expect(status).toBe(200);
     return body.id;
   }

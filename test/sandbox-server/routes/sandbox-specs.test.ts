@@ -1,7 +1,9 @@
 import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema, SandboxSpecPageSchema } from '../../../src/sandbox-server/models/sandbox-spec.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { testDrivers } from '../../helpers/database.js';
 import { DEFAULT_IMAGE, openTestApp, type TestApp } from '../harness.js';
 
@@ -49,9 +51,9 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       let pageId: string | null = null;
       do {
         const query: string = pageId ? `limit=2&page_id=${encodeURIComponent(pageId)}` : 'limit=2';
-        const { body } = await t.call('GET', `/api/v1/sandbox-specs/search?${query}`);
+        const { body } = await t.call('GET', `/api/v1/sandbox-specs/search?${query}`, undefined, SandboxSpecPageSchema);
         expect(body.items.length).toBeLessThanOrEqual(2);
-        seen.push(...body.items.map((s: { id: string }) => s.id));
+        seen.push(...body.items.map((s) => s.id));
         pageId = body.next_page_id;
       } while (pageId);
       expect(seen).toEqual([...ids, DEFAULT_IMAGE].sort());
@@ -88,7 +90,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
     });
 
     it('takes the runtime and network asked for, and refuses with 422 what the engine or the host cannot give', async () => {
-      expect((await t.call('POST', '/api/v1/sandbox-specs', { id: 'gvisor', image: 'img', runtime: 'runsc' })).body.runtime).toBe('runsc');
+      expect((await t.call('POST', '/api/v1/sandbox-specs', { id: 'gvisor', image: 'img', runtime: 'runsc' }, SandboxSpecInfoSchema)).body.runtime).toBe('runsc');
       const plainOnly = await openTestApp(driver, {
         runtimes: { default: 'runc', available: ['io.containerd.runc.v2', 'runc'], firewallProblem: 'iptables is not installed' },
       });
@@ -106,17 +108,17 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
             ],
           },
         });
-        const unknownNetwork = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'host' });
+        const unknownNetwork = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'host' }, ValidationErrorSchema);
         expect(unknownNetwork.body.detail[0]).toMatchObject({ loc: ['body', 'network'], type: 'enum' });
-        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { id: 'online', image: 'img', network: 'internet' })).body.network).toBe('internet');
+        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { id: 'online', image: 'img', network: 'internet' }, SandboxSpecInfoSchema)).body.network).toBe('internet');
         expect(await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', runtime: 'runsc' })).toEqual({
           status: 422,
           body: { detail: [{ loc: ['body', 'runtime'], msg: 'the Docker engine has no runtime "runsc" (it has: io.containerd.runc.v2, runc)', type: 'value_error' }] },
         });
-        const unknown = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', runtime: 'kata' });
+        const unknown = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', runtime: 'kata' }, ValidationErrorSchema);
         expect(unknown.status).toBe(422);
         expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'runtime'], type: 'enum' });
-        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img' })).body.runtime).toBe('runc');
+        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img' }, SandboxSpecInfoSchema)).body.runtime).toBe('runc');
       } finally {
         await plainOnly.close();
       }
@@ -193,7 +195,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         expect(status, JSON.stringify(input)).toBe(422);
         expect(body, JSON.stringify(input)).toEqual({ detail });
       }
-      expect((await t.call('GET', '/api/v1/sandbox-specs/search')).body.items).toHaveLength(1);
+      expect((await t.call('GET', '/api/v1/sandbox-specs/search', undefined, SandboxSpecPageSchema)).body.items).toHaveLength(1);
     });
   });
 
@@ -201,13 +203,13 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
     it('refuses while a live sandbox uses the spec, then deletes; the id can be taken again', async () => {
       await t.call('POST', '/api/v1/sandbox-specs', { id: 'repo/img:1', image: 'repo/img:1' });
       const path = `/api/v1/sandbox-specs/${encodeURIComponent('repo/img:1')}`;
-      const sandbox = await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'repo/img:1' });
+      const sandbox = await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'repo/img:1' }, SandboxInfoSchema);
       expect(await t.call('DELETE', path)).toEqual({ status: 409, body: { detail: 'Sandbox spec is used by 1 sandbox; delete them first' } });
       await t.call('DELETE', `/api/v1/sandboxes/${sandbox.body.id}`);
       expect(await t.call('DELETE', path)).toEqual({ status: 200, body: { success: true } });
 
       expect((await t.call('GET', '/api/v1/sandbox-specs?id=repo/img:1')).body).toEqual([null]);
-      expect((await t.call('GET', '/api/v1/sandbox-specs/search')).body.items.map((s: { id: string }) => s.id)).toEqual([DEFAULT_IMAGE]);
+      expect((await t.call('GET', '/api/v1/sandbox-specs/search', undefined, SandboxSpecPageSchema)).body.items.map((s) => s.id)).toEqual([DEFAULT_IMAGE]);
       expect(await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'repo/img:1' })).toEqual({ status: 404, body: { detail: 'Sandbox spec not found' } });
       expect(await t.call('DELETE', path)).toEqual({ status: 404, body: { detail: 'Sandbox spec not found' } });
 

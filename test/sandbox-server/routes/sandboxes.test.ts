@@ -1,9 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { SandboxInfoSchema, SandboxPageSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { testDrivers } from '../../helpers/database.js';
 import { API_KEY, DEFAULT_IMAGE, openTestApp, type TestApp } from '../harness.js';
+
+/** GET /api/v1/sandboxes?id=...: one entry per id, null for an unknown or deleted one. */
+const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
 
 const SANDBOX_NOT_FOUND = { detail: 'Sandbox not found' };
 const SANDBOX_DELETED = { detail: 'Sandbox has been deleted' };
@@ -17,7 +21,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
   beforeEach(() => t.reset());
 
   async function start(): Promise<string> {
-    const { status, body } = await t.call('POST', '/api/v1/sandboxes');
+    const { status, body } = await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
     expect(status).toBe(200);
     return body.id;
   }
@@ -29,7 +33,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
 
   describe('POST /api/v1/sandboxes', () => {
     it('records a sandbox wanted running on the default spec and answers STARTING at once', async () => {
-      const { status, body } = await t.call('POST', '/api/v1/sandboxes');
+      const { status, body } = await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
       expect(status).toBe(200);
       expect(SandboxInfoSchema.parse(body)).toEqual(body);
       expect(body).toEqual({
@@ -58,13 +62,13 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
     it('takes sandbox_spec_id from the query or the JSON body', async () => {
       const spec = await t.call('POST', '/api/v1/sandbox-specs', { id: 'other', image: 'busybox:latest' });
       expect(spec.status).toBe(201);
-      const byQuery = await t.call('POST', '/api/v1/sandboxes?sandbox_spec_id=other');
+      const byQuery = await t.call('POST', '/api/v1/sandboxes?sandbox_spec_id=other', undefined, SandboxInfoSchema);
       expect(byQuery.body.sandbox_spec_id).toBe('other');
-      const byBody = await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'other' });
+      const byBody = await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'other' }, SandboxInfoSchema);
       expect(byBody.body.sandbox_spec_id).toBe('other');
-      const both = await t.call('POST', '/api/v1/sandboxes?sandbox_spec_id=other', { sandbox_spec_id: 'other' });
+      const both = await t.call('POST', '/api/v1/sandboxes?sandbox_spec_id=other', { sandbox_spec_id: 'other' }, SandboxInfoSchema);
       expect(both.body.sandbox_spec_id).toBe('other');
-      const nullBody = await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: null });
+      const nullBody = await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: null }, SandboxInfoSchema);
       expect(nullBody.body.sandbox_spec_id).toBe(DEFAULT_IMAGE);
     });
 
@@ -104,7 +108,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
     });
 
     it('gives 50 parallel starts 50 sandboxes', async () => {
-      const answers = await Promise.all(Array.from({ length: 50 }, () => t.call('POST', '/api/v1/sandboxes')));
+      const answers = await Promise.all(Array.from({ length: 50 }, () => t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)));
       expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
       const ids = new Set(answers.map((a) => a.body.id));
       expect(ids.size).toBe(50);
@@ -119,17 +123,17 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       const b = await start();
       const gone = await start();
       await t.call('DELETE', `/api/v1/sandboxes/${gone}`);
-      const { status, body } = await t.call('GET', `/api/v1/sandboxes?id=${b}&id=missing&id=${a}&id=${gone}&id=${b}`);
+      const { status, body } = await t.call('GET', `/api/v1/sandboxes?id=${b}&id=missing&id=${a}&id=${gone}&id=${b}`, undefined, SandboxBatchSchema);
       expect(status).toBe(200);
-      expect(body.map((s: { id: string } | null) => s?.id ?? null)).toEqual([b, null, a, null, b]);
-      for (const item of body.filter(Boolean)) expect(SandboxInfoSchema.parse(item)).toEqual(item);
+      expect(body.map((s) => s?.id ?? null)).toEqual([b, null, a, null, b]);
+      expect(SandboxBatchSchema.parse(body)).toEqual(body);
     });
 
     it('accepts a single id', async () => {
       const a = await start();
-      const { body } = await t.call('GET', `/api/v1/sandboxes?id=${a}`);
+      const { body } = await t.call('GET', `/api/v1/sandboxes?id=${a}`, undefined, SandboxBatchSchema);
       expect(body).toHaveLength(1);
-      expect(body[0].id).toBe(a);
+      expect(body[0]?.id).toBe(a);
     });
 
     it('answers 400 for more than 100 ids and 422 for none', async () => {
@@ -146,7 +150,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       const id = await start();
       await markRunning(id, { AGENT_SERVER: 40123, VSCODE: 40124 });
       const [row] = await t.handle.db.select().from(sandboxes).where(eq(sandboxes.id, id));
-      const { body } = await t.call('GET', `/api/v1/sandboxes?id=${id}`);
+      const { body } = await t.call('GET', `/api/v1/sandboxes?id=${id}`, undefined, SandboxBatchSchema);
       expect(body[0]).toMatchObject({
         status: 'RUNNING',
         session_api_key: row?.sessionApiKey,
@@ -168,10 +172,10 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       let pages = 0;
       do {
         const query: string = pageId ? `limit=3&page_id=${encodeURIComponent(pageId)}` : 'limit=3';
-        const { status, body } = await t.call('GET', `/api/v1/sandboxes/search?${query}`);
+        const { status, body } = await t.call('GET', `/api/v1/sandboxes/search?${query}`, undefined, SandboxPageSchema);
         expect(status).toBe(200);
         expect(SandboxPageSchema.parse(body)).toEqual(body);
-        seen.push(...body.items.map((s: { id: string }) => s.id));
+        seen.push(...body.items.map((s) => s.id));
         pageId = body.next_page_id;
         pages++;
       } while (pageId);
@@ -187,10 +191,10 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
 
     it('keeps a page id valid after its sandbox is deleted', async () => {
       for (let i = 0; i < 4; i++) await start();
-      const first = await t.call('GET', '/api/v1/sandboxes/search?limit=2');
+      const first = await t.call('GET', '/api/v1/sandboxes/search?limit=2', undefined, SandboxPageSchema);
       const cursor = first.body.next_page_id as string;
       await t.call('DELETE', `/api/v1/sandboxes/${cursor}`);
-      const second = await t.call('GET', `/api/v1/sandboxes/search?limit=2&page_id=${cursor}`);
+      const second = await t.call('GET', `/api/v1/sandboxes/search?limit=2&page_id=${cursor}`, undefined, SandboxPageSchema);
       expect(second.status).toBe(200);
       expect(second.body.items).toHaveLength(1);
       expect(second.body.next_page_id).toBeNull();
@@ -202,7 +206,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       const deleted = await start();
       await markRunning(running, { AGENT_SERVER: 40000 });
       await t.call('DELETE', `/api/v1/sandboxes/${deleted}`);
-      const ids = async (query: string) => (await t.call('GET', `/api/v1/sandboxes/search${query}`)).body.items.map((s: { id: string }) => s.id);
+      const ids = async (query: string) => (await t.call('GET', `/api/v1/sandboxes/search${query}`, undefined, SandboxPageSchema)).body.items.map((s) => s.id);
       expect(await ids('')).toEqual([starting, running]);
       expect(await ids('?status=RUNNING')).toEqual([running]);
       expect(await ids('?status=STARTING')).toEqual([starting]);

@@ -3,7 +3,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { webhookDeliveries, webhooks } from '../../../src/sandbox-server/db/schema.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
-import { CreatedWebhookSchema, WebhookDeliveryPageSchema, WebhookSchema } from '../../../src/sandbox-server/models/webhook.js';
+import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lifecycle-event.js';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
+import { CreatedWebhookSchema, WebhookDeliveryPageSchema, WebhookDeliverySchema, WebhookSchema, type WebhookDelivery } from '../../../src/sandbox-server/models/webhook.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { WebhookDispatcher } from '../../../src/sandbox-server/webhooks/dispatcher.js';
 import { logger } from '../../../src/logger.js';
 import { testDrivers } from '../../helpers/database.js';
@@ -43,7 +46,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
   }
 
   async function register(url: string, eventTypes: string[] = []): Promise<{ id: string; secret: string }> {
-    const { status, body } = await t.call('POST', '/api/v1/webhooks', { url, event_types: eventTypes });
+    const { status, body } = await t.call('POST', '/api/v1/webhooks', { url, event_types: eventTypes }, CreatedWebhookSchema);
     expect(status).toBe(201);
     return body;
   }
@@ -63,8 +66,8 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
     );
   }
 
-  async function deliveries(webhookId: string): Promise<any[]> {
-    const { status, body } = await t.call('GET', `/api/v1/webhooks/${webhookId}/deliveries`);
+  async function deliveries(webhookId: string): Promise<WebhookDelivery[]> {
+    const { status, body } = await t.call('GET', `/api/v1/webhooks/${webhookId}/deliveries`, undefined, WebhookDeliveryPageSchema);
     expect(status).toBe(200);
     expect(WebhookDeliveryPageSchema.parse(body)).toEqual(body);
     return body.items;
@@ -72,7 +75,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
 
   describe('routes', () => {
     it('registers, shows, changes and removes a webhook; the secret is shown once', async () => {
-      const created = await t.call('POST', '/api/v1/webhooks', { url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'] });
+      const created = await t.call('POST', '/api/v1/webhooks', { url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'] }, CreatedWebhookSchema);
       expect(created.status).toBe(201);
       expect(CreatedWebhookSchema.parse(created.body)).toEqual(created.body);
       expect(created.body).toMatchObject({ url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'], enabled: true, disabled_reason: null });
@@ -108,7 +111,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
         { url: 'http://127.0.0.1/hooks', secret: 'mine' },
         {},
       ]) {
-        const { status, body: answer } = await t.call('POST', '/api/v1/webhooks', body);
+        const { status, body: answer } = await t.call('POST', '/api/v1/webhooks', body, ValidationErrorSchema);
         expect(status, JSON.stringify(body)).toBe(422);
         expect(answer.detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), msg: expect.any(String), type: expect.any(String) });
       }
@@ -125,17 +128,17 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
     it('POSTs each wanted event once, signed over id, timestamp and body, and logs it', async () => {
       const hook = await receiver();
       const { id, secret } = await register(hook.url, ['sandbox.created']);
-      const started = await t.call('POST', '/api/v1/sandboxes');
+      const started = await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
       await statusChange(started.body.id, 'RUNNING');
       await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
 
       expect(hook.received).toHaveLength(1);
       const [delivery] = hook.received;
-      const [event] = (await t.call('GET', '/api/v1/events/search?type=sandbox.created')).body.items;
+      const [event] = (await t.call('GET', '/api/v1/events/search?type=sandbox.created', undefined, LifecycleEventPageSchema)).body.items;
       expect(JSON.parse(delivery?.body ?? '')).toEqual(event);
       expect(delivery?.headers).toMatchObject({
         'content-type': 'application/json',
-        'webhook-id': event.id,
+        'webhook-id': event?.id,
         'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
       });
       expect(Math.abs(Number(delivery?.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
@@ -144,27 +147,27 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       expect(verifySignature(`whsec_${Buffer.alloc(32).toString('base64')}`, delivery?.headers ?? {}, delivery?.body ?? '')).toBe(false);
 
       const [logged] = await deliveries(id);
-      expect(logged).toMatchObject({ webhook_id: id, event_id: event.id, event_type: 'sandbox.created', attempts: 1, status_code: 200, error: null, next_attempt_at: null });
-      expect(logged.latency_ms).toEqual(expect.any(Number));
+      expect(logged).toMatchObject({ webhook_id: id, event_id: event?.id, event_type: 'sandbox.created', attempts: 1, status_code: 200, error: null, next_attempt_at: null });
+      expect(logged?.latency_ms).toEqual(expect.any(Number));
 
-      const again = await t.call('POST', `/api/v1/webhooks/${id}/deliveries/${logged.id}/redeliver`);
+      const again = await t.call('POST', `/api/v1/webhooks/${id}/deliveries/${logged?.id}/redeliver`, undefined, WebhookDeliverySchema);
       expect(again.status).toBe(202);
       await vi.waitFor(() => expect(hook.received).toHaveLength(2), { timeout: 10_000 });
       expect(hook.received[1]?.body).toBe(delivery?.body);
-      expect(hook.received[1]?.headers['webhook-id']).toBe(event.id);
-      expect((await deliveries(id)).map((d) => d.id)).toEqual([again.body.id, logged.id]);
+      expect(hook.received[1]?.headers['webhook-id']).toBe(event?.id);
+      expect((await deliveries(id)).map((d) => d.id)).toEqual([again.body.id, logged?.id]);
     });
 
     it('retries a receiver that is down until it is up, then delivers each event once, in order per sandbox', async () => {
       const port = await downPort();
       const { id } = await register(`http://127.0.0.1:${port}/hooks`);
-      const sandboxId = (await t.call('POST', '/api/v1/sandboxes')).body.id;
+      const sandboxId = (await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body.id;
       await statusChange(sandboxId, 'RUNNING');
       await vi.waitFor(
         async () => {
           const [, first] = await deliveries(id);
           expect(first).toMatchObject({ state: 'pending', status_code: null, error: expect.stringContaining('ECONNREFUSED') });
-          expect(first.attempts).toBeGreaterThanOrEqual(2);
+          expect(first?.attempts).toBeGreaterThanOrEqual(2);
         },
         { timeout: 10_000 },
       );
@@ -239,7 +242,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       dispatcher = new WebhookDispatcher({ db: t.handle.db, feed, log: logger, timeoutMs: 2_000, retry: { firstRetryMs: 100 } });
       dispatcher.start();
       await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['failed']), { timeout: 10_000 });
-      const webhook = (await t.call('GET', `/api/v1/webhooks/${id}`)).body;
+      const webhook = (await t.call('GET', `/api/v1/webhooks/${id}`, undefined, WebhookSchema)).body;
       expect(webhook.enabled).toBe(false);
       expect(webhook.disabled_reason).toMatch(/^deliveries failing since \d{4}-.*; last error: ECONNREFUSED/);
 
