@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { RuntimeError } from '../../src/sandbox-server/runtime/runtime.js';
+import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
+import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
+import { SnapshotInfoSchema } from '../../src/sandbox-server/models/snapshot.js';
+import { checked } from '../helpers/answer.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 import { API_KEY, type Harness, openHarness } from '../sandbox-server/app-conversations/harness.js';
@@ -31,12 +37,17 @@ describe('sandboxctl against a sandbox-server', () => {
     runSandboxctl(args, { env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY } });
 
   /** Runs and expects exit 0, answering the parsed --json output. */
-  async function ctlJson(...args: string[]): Promise<any> {
+  async function ctlJson(...args: string[]): Promise<unknown> {
     // Global options may come first; after the command a `--` would make --json part of it.
     const result = await ctl('--json', ...args);
     expect(result.stderr.includes('sandboxctl:') ? result.stderr : '').toBe('');
     expect(result.code).toBe(0);
     return JSON.parse(result.stdout);
+  }
+
+  /** ctlJson, its output checked against `schema` (the model of what the command prints). */
+  async function ctlAs<S extends z.ZodType>(schema: S, ...args: string[]): Promise<z.input<S>> {
+    return checked(schema, await ctlJson(...args), `sandboxctl ${args.join(' ')} --json`);
   }
 
   /** `sandboxes wait` running in the background: its stderr so far, and its exit code. */
@@ -51,7 +62,7 @@ describe('sandboxctl against a sandbox-server', () => {
   }
 
   async function runningSandbox(): Promise<string> {
-    return (await ctlJson('sandboxes', 'start', '--wait')).id;
+    return (await ctlAs(SandboxInfoSchema, 'sandboxes', 'start', '--wait')).id;
   }
 
   describe('specs', () => {
@@ -70,7 +81,8 @@ describe('sandboxctl against a sandbox-server', () => {
       const created = await ctlJson('specs', 'create', '--id', 'cli-spec', '--image', 'busybox:1', '--env', 'A=1=2', '--memory-mb', '64', '--warm-pool', '1', '--', 'node', 'app.js');
       expect(created).toMatchObject({ id: 'cli-spec', image: 'busybox:1', initial_env: { A: '1=2' }, memory_mb: 64, command: ['node', 'app.js'], warm_pool_size: 1 });
       // Its warm pool fills in the background; ls shows ready members over the pool's size.
-      await vi.waitFor(async () => expect((await h.request('GET', '/api/v1/sandbox-specs?id=cli-spec')).body[0].warm_pool_ready).toBe(1), {
+      const spec = async () => (await h.request('GET', '/api/v1/sandbox-specs?id=cli-spec', undefined, z.array(SandboxSpecInfoSchema.nullable()))).body[0];
+      await vi.waitFor(async () => expect((await spec())?.warm_pool_ready).toBe(1), {
         timeout: 20_000,
         interval: 100,
       });
@@ -125,12 +137,12 @@ describe('sandboxctl against a sandbox-server', () => {
       const table = await ctl('sandboxes', 'ls');
       expect(table.stdout.split('\n')[0]).toMatch(/^ID +STATUS +SPEC +AGENT URL +CREATED$/);
       expect(table.stdout).toMatch(new RegExp(`^${id} +RUNNING +sandbox-server/agent-server:test +http://127\\.0\\.0\\.1:\\d+ +\\d{4}-`, 'm'));
-      expect((await ctlJson('sandboxes', 'ls', '--status', 'RUNNING')).map((s: { id: string }) => s.id)).toContain(id);
+      expect((await ctlAs(z.array(SandboxInfoSchema), 'sandboxes', 'ls', '--status', 'RUNNING')).map((s) => s.id)).toContain(id);
       expect(await ctlJson('sandboxes', 'ls', '--limit', '1')).toHaveLength(1);
       expect(await ctlJson('sandboxes', 'show', id)).toMatchObject({ id, status: 'RUNNING', session_api_key: expect.any(String) });
 
       expect(await ctl('sandboxes', 'pause', id)).toEqual({ code: 0, stdout: `Pausing sandbox ${id}\n`, stderr: '' });
-      await vi.waitFor(async () => expect((await ctlJson('sandboxes', 'show', id)).status).toBe('PAUSED'), { timeout: 10_000 });
+      await vi.waitFor(async () => expect((await ctlAs(SandboxInfoSchema, 'sandboxes', 'show', id)).status).toBe('PAUSED'), { timeout: 10_000 });
       expect(await ctlJson('sandboxes', 'resume', id, '--wait')).toMatchObject({ id, status: 'RUNNING' });
       expect(await ctlJson('sandboxes', 'rm', id)).toEqual({ success: true });
       expect(await ctl('sandboxes', 'show', id)).toEqual({
@@ -145,7 +157,7 @@ describe('sandboxctl against a sandbox-server', () => {
 
     it('waits on the event stream for RUNNING, PAUSED and deleted, and lists what happened', async () => {
       const held = h.fake.holdCreates();
-      const id = (await ctlJson('sandboxes', 'start')).id;
+      const id = (await ctlAs(SandboxInfoSchema, 'sandboxes', 'start')).id;
       const untilRunning = startWaiting(id, 'RUNNING');
       // Released only once the waiter follows the stream: RUNNING then reaches it as an event.
       await vi.waitFor(() => expect(untilRunning.stderr()).toContain('waiting for RUNNING'), { timeout: 10_000 });
@@ -190,7 +202,7 @@ describe('sandboxctl against a sandbox-server', () => {
 
     it('fails sandboxes wait when the sandbox errs, the id is unknown, or --for is wrong', async () => {
       h.fake.failNext('create', new RuntimeError('image not found: nope:1', true));
-      const id = (await ctlJson('sandboxes', 'start')).id;
+      const id = (await ctlAs(SandboxInfoSchema, 'sandboxes', 'start')).id;
       const failed = await ctl('sandboxes', 'wait', id, '--for', 'RUNNING');
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(/sandboxctl: sandbox \S+ (became|is) ERROR/);
@@ -246,12 +258,12 @@ describe('sandboxctl against a sandbox-server', () => {
       expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +SANDBOX +SIZE +CREATED$/);
       expect(table.stdout).toMatch(new RegExp(`^${snapshotId} +cli-snap +${id} +\\d+ B +\\d{4}-`, 'm'));
 
-      const fromSnapshot = await ctlJson('sandboxes', 'start', '--snapshot', snapshotId!, '--wait');
+      const fromSnapshot = await ctlAs(SandboxInfoSchema, 'sandboxes', 'start', '--snapshot', snapshotId!, '--wait');
       expect(fromSnapshot).toMatchObject({ status: 'RUNNING' });
       expect(fromSnapshot.id).not.toBe(id);
-      const forked = await ctlJson('fork', id, '--name', 'cli-fork', '--wait');
+      const forked = await ctlAs(SandboxInfoSchema, 'fork', id, '--name', 'cli-fork', '--wait');
       expect(forked).toMatchObject({ status: 'RUNNING' });
-      expect((await ctlJson('snapshots', 'ls', '--sandbox', id)).map((s: { name: string }) => s.name)).toEqual(['cli-fork', 'cli-snap']);
+      expect((await ctlAs(z.array(SnapshotInfoSchema), 'snapshots', 'ls', '--sandbox', id)).map((s) => s.name)).toEqual(['cli-fork', 'cli-snap']);
 
       const refused = await ctl('snapshots', 'rm', snapshotId!);
       expect(refused.code).toBe(1);
@@ -342,7 +354,7 @@ describe('sandboxctl against a sandbox-server', () => {
     let conversationId: string;
     beforeAll(async () => {
       const sandboxId = await runningSandbox();
-      const conversation = await ctlJson('conv', 'start', 'Hello from sandboxctl', '--sandbox', sandboxId, '--title', 'CLI test', '--wait');
+      const conversation = await ctlAs(AppConversationSchema, 'conv', 'start', 'Hello from sandboxctl', '--sandbox', sandboxId, '--title', 'CLI test', '--wait');
       conversationId = conversation.id;
       expect(conversation).toMatchObject({ title: 'CLI test', sandbox_id: sandboxId, sandbox_status: 'RUNNING' });
     });
@@ -358,7 +370,7 @@ describe('sandboxctl against a sandbox-server', () => {
       const table = await ctl('conv', 'ls');
       expect(table.stdout.split('\n')[0]).toMatch(/^ID +TITLE +SANDBOX +SANDBOX STATUS +EXECUTION +CREATED$/);
       expect(table.stdout).toMatch(new RegExp(`^${conversationId} +CLI test +\\S+ +RUNNING `, 'm'));
-      expect((await ctlJson('conv', 'ls')).map((c: { id: string }) => c.id)).toContain(conversationId);
+      expect((await ctlAs(z.array(AppConversationSchema), 'conv', 'ls')).map((c) => c.id)).toContain(conversationId);
     });
 
     it('prints events one line each, filters by kind, and prints NDJSON with --json', async () => {

@@ -14,19 +14,26 @@ export interface Answer<T> {
 }
 
 /**
- * Reads a response's JSON body and checks it against `schema`: the route's model for a success,
- * ErrorBodySchema for a refusal. A body that does not fit fails the test, with the status and the
- * body, so every typed call also checks the wire shape. The body is the one sent, not the parse's
- * output (which would drop unknown keys a test comparing it whole must see), typed as the schema's
- * input: the shape it was just checked to have. Without a schema the body is `unknown`.
+ * `value` checked against `schema`, or a failure naming what does not fit. The value itself is
+ * answered, not the parse's output (which would drop unknown keys a test comparing it whole must
+ * see), typed as the schema's input: the shape it was just checked to have.
+ */
+export function checked<S extends z.ZodType>(schema: S, value: unknown, what = 'the value'): z.input<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new Error(`${what} does not fit the expected shape: ${z.prettifyError(result.error)}`);
+  return value as z.input<S>;
+}
+
+/**
+ * Reads a response's JSON body, checked against `schema`: the route's model for a success,
+ * ErrorBodySchema (or one of its two) for a refusal. So every typed call also checks the wire
+ * shape, and a wrong status fails with the status and the body. Without a schema the body is
+ * `unknown`, for tests that only compare it whole.
  */
 export async function readAnswer<S extends z.ZodType = z.ZodUnknown>(response: Response, schema?: S): Promise<Answer<z.input<S>>> {
   const text = await response.text();
   const body: unknown = text === '' ? undefined : JSON.parse(text);
-  const checked = schema?.safeParse(body);
-  if (checked && !checked.success) {
-    throw new Error(`the answer ${response.status} ${text.slice(0, 2000)} does not fit the expected body: ${z.prettifyError(checked.error)}`);
-  }
-  // Checked just above to have that shape (without a schema, the type is unknown).
+  if (schema) return { status: response.status, body: checked(schema, body, `the answer ${response.status} ${text.slice(0, 2000)}`) };
+  // Without a schema S is ZodUnknown: the body is typed unknown, as it is.
   return { status: response.status, body: body as z.input<S> };
 }

@@ -2,6 +2,10 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { lifecycleEvents, sandboxes, sandboxSpecs } from '../../src/sandbox-server/db/schema.js';
+import { z } from 'zod';
+import { AppConversationStartTaskSchema } from '../../src/sandbox-server/models/app-conversation.js';
+import { SandboxInfoSchema, SandboxPageSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecInfoSchema, type SandboxSpecInfo } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { type Harness, openHarness } from './app-conversations/harness.js';
 
@@ -27,9 +31,9 @@ describe('warm pools', () => {
     await handle?.close();
   });
 
-  async function spec(): Promise<{ warm_pool_size: number; warm_pool_ready: number }> {
-    const { body } = await h.request('GET', `/api/v1/sandbox-specs?id=${SPEC}`);
-    return body[0];
+  async function spec(id = SPEC): Promise<SandboxSpecInfo | undefined> {
+    const { body } = await h.request('GET', `/api/v1/sandbox-specs?id=${id}`, undefined, z.array(SandboxSpecInfoSchema.nullable()));
+    return body[0] ?? undefined;
   }
 
   async function members(): Promise<{ id: string; status: string; containerId: string | null }[]> {
@@ -49,8 +53,8 @@ describe('warm pools', () => {
     }, WAIT);
   }
 
-  async function start(): Promise<any> {
-    const { status, body } = await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: SPEC });
+  async function start(): Promise<SandboxInfo> {
+    const { status, body } = await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: SPEC }, SandboxInfoSchema);
     expect(status).toBe(200);
     return body;
   }
@@ -62,7 +66,7 @@ describe('warm pools', () => {
 
     const pool = await poolFull(2);
     expect(await spec()).toMatchObject({ warm_pool_size: 2, warm_pool_ready: 2 });
-    const listed = await h.request('GET', '/api/v1/sandboxes/search');
+    const listed = await h.request('GET', '/api/v1/sandboxes/search', undefined, SandboxPageSchema);
     expect(listed.body.items).toEqual([]);
     const byId = await h.request('GET', `/api/v1/sandboxes?id=${pool[0]!.id}`);
     expect(byId.body).toEqual([null]);
@@ -80,8 +84,8 @@ describe('warm pools', () => {
     expect(before.map((m) => m.id)).toContain(sandbox.id);
     const proxied = await h.request('GET', `/api/v1/sandboxes/${sandbox.id}/agent/api/conversations/count`);
     expect(proxied).toEqual({ status: 200, body: expect.any(Number) });
-    const listed = await h.request('GET', '/api/v1/sandboxes/search');
-    expect(listed.body.items.map((s: { id: string }) => s.id)).toEqual([sandbox.id]);
+    const listed = await h.request('GET', '/api/v1/sandboxes/search', undefined, SandboxPageSchema);
+    expect(listed.body.items.map((s) => s.id)).toEqual([sandbox.id]);
     const claimed = await handle.db.select().from(lifecycleEvents).where(eq(lifecycleEvents.sandboxId, sandbox.id));
     expect(claimed.filter((e) => e.type === 'sandbox.claimed')).toHaveLength(1);
 
@@ -142,8 +146,7 @@ describe('warm pools', () => {
     expect(other.status).toBe(201);
     await poolFull(2);
     await vi.waitFor(async () => {
-      const { body } = await h.request('GET', '/api/v1/sandbox-specs?id=warm-too');
-      expect(body[0].warm_pool_ready).toBe(1);
+      expect((await spec('warm-too'))?.warm_pool_ready).toBe(1);
     }, WAIT);
     const all = await handle.db.select().from(sandboxes).where(and(isNotNull(sandboxes.poolFingerprint), eq(sandboxes.desiredState, 'RUNNING')));
     expect(all).toHaveLength(3);
@@ -174,12 +177,12 @@ describe('warm pools', () => {
       return rows[0]!;
     }, WAIT);
 
-    const { body: task } = await h.request('POST', '/api/v1/app-conversations', {});
+    const { body: task } = await h.request('POST', '/api/v1/app-conversations', {}, AppConversationStartTaskSchema);
     const done = await vi.waitFor(async () => {
-      const { body } = await h.request('GET', `/api/v1/app-conversations/start-tasks?ids=${task.id}`);
-      expect(body[0].status).toBe('READY');
+      const { body } = await h.request('GET', `/api/v1/app-conversations/start-tasks?ids=${task.id}`, undefined, z.array(AppConversationStartTaskSchema));
+      expect(body[0]?.status).toBe('READY');
       return body[0];
     }, WAIT);
-    expect(done.sandbox_id).toBe(ready.id);
+    expect(done?.sandbox_id).toBe(ready.id);
   });
 });

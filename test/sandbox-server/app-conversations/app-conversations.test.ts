@@ -1,8 +1,20 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { z } from 'zod';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { appConversationStartTasks, sandboxes } from '../../../src/sandbox-server/db/schema.js';
+import { pageSchema } from '../../../src/contracts/paging.js';
+import { EventSchema, MessageEventSchema } from '../../../src/events/index.js';
+import {
+  AppConversationPageSchema,
+  AppConversationSchema,
+  AppConversationStartTaskPageSchema,
+  AppConversationStartTaskSchema,
+} from '../../../src/sandbox-server/models/app-conversation.js';
+import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lifecycle-event.js';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
+import { ErrorDetailSchema, ValidationErrorSchema } from '../../helpers/answer.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { API_KEY, closeServer, type Harness, openHarness, startBrokenAgentServer } from './harness.js';
 import { getConversation } from '../../../src/agent-server/services/conversations/get-conversation.js';
@@ -41,6 +53,10 @@ const CONVERSATION_FIELDS = [
   'updated_at',
 ];
 
+const EventPageSchema = pageSchema(EventSchema);
+const MessageEventPageSchema = pageSchema(MessageEventSchema);
+const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
+
 const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
 
 describe.each(testDrivers)('app conversations (%s)', (driver) => {
@@ -59,16 +75,17 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
   async function taskUntil(taskId: string, done: (status: string) => boolean) {
     return vi.waitFor(
       async () => {
-        const { body } = await h.request('GET', `/api/v1/app-conversations/start-tasks?ids=${taskId}`);
-        expect(done(body[0].status)).toBe(true);
-        return body[0];
+        const { body } = await h.request('GET', `/api/v1/app-conversations/start-tasks?ids=${taskId}`, undefined, z.array(AppConversationStartTaskSchema));
+        const [task] = body;
+        expect(task && done(task.status)).toBe(true);
+        return task!;
       },
       { timeout: 30_000, interval: 50 },
     );
   }
 
   async function startReady(body: Record<string, unknown>) {
-    const { status, body: task } = await h.request('POST', '/api/v1/app-conversations', body);
+    const { status, body: task } = await h.request('POST', '/api/v1/app-conversations', body, AppConversationStartTaskSchema);
     expect(status).toBe(200);
     return taskUntil(task.id, (s) => s === 'READY' || s === 'ERROR');
   }
@@ -79,7 +96,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
       title: 'First',
       tags: { team: 'infra' },
       secrets: { GITHUB_TOKEN: 'ghp_secret' },
-    });
+    }, AppConversationStartTaskSchema);
     expect(status).toBe(200);
     expect(Object.keys(task).sort()).toEqual(TASK_FIELDS);
     expect(task.status).toBe('WORKING');
@@ -91,18 +108,23 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(ready.sandbox_id).toEqual(expect.any(String));
     const [row] = await handle.db.select().from(appConversationStartTasks).where(eq(appConversationStartTasks.id, task.id));
     expect(row?.secrets).toEqual({});
-    const taskEvents = (await h.request('GET', '/api/v1/events/search?type=start_task.working&type=start_task.waiting_for_sandbox&type=start_task.starting_conversation&type=start_task.ready')).body.items.filter(
-      (event: { subject_id: string }) => event.subject_id === task.id,
-    );
-    expect(taskEvents.map((event: { type: string; previous_status: string | null }) => [event.type, event.previous_status])).toEqual([
+    const taskEvents = (
+      await h.request(
+        'GET',
+        '/api/v1/events/search?type=start_task.working&type=start_task.waiting_for_sandbox&type=start_task.starting_conversation&type=start_task.ready',
+        undefined,
+        LifecycleEventPageSchema,
+      )
+    ).body.items.filter((event) => event.subject_id === task.id);
+    expect(taskEvents.map((event) => [event.type, event.previous_status])).toEqual([
       ['start_task.working', null],
       ['start_task.waiting_for_sandbox', 'WORKING'],
       ['start_task.starting_conversation', 'WAITING_FOR_SANDBOX'],
       ['start_task.ready', 'STARTING_CONVERSATION'],
     ]);
-    expect(taskEvents.at(-1).sandbox_id).toBe(ready.sandbox_id);
+    expect(taskEvents.at(-1)?.sandbox_id).toBe(ready.sandbox_id);
 
-    const conversation = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`)).body;
+    const conversation = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`, undefined, AppConversationSchema)).body;
     expect(Object.keys(conversation).sort()).toEqual(CONVERSATION_FIELDS);
     expect(conversation).toMatchObject({
       id: ready.app_conversation_id,
@@ -114,15 +136,15 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
       execution_status: 'idle',
       conversation_url: `http://127.0.0.1:${h.agentPort}/api/conversations/${ready.app_conversation_id}`,
     });
-    const [sandbox] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, ready.sandbox_id));
+    const [sandbox] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, ready.sandbox_id ?? ''));
     expect(conversation.session_api_key).toBe(sandbox?.sessionApiKey);
 
     // The agent-server got the LLM settings, but they are never shown back.
-    const info = getConversation(h.agent.ctx, ready.app_conversation_id);
+    const info = getConversation(h.agent.ctx, ready.app_conversation_id ?? '');
     expect(JSON.stringify(info)).not.toContain('sk-never-shown');
     expect(JSON.stringify(conversation)).not.toContain('sk-never-shown');
 
-    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search?kind=MessageEvent`);
+    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search?kind=MessageEvent`, undefined, MessageEventPageSchema);
     expect(search.status).toBe(200);
     expect(search.body.items).toHaveLength(1);
     expect(search.body.items[0]).toMatchObject({ kind: 'MessageEvent', source: 'user', llm_message: message('Hello from the control plane') });
@@ -130,30 +152,32 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     const proxied = await h.request(
       'GET',
       `/api/v1/sandboxes/${ready.sandbox_id}/agent/api/conversations/${ready.app_conversation_id}/events/search?body=CONTROL%20plane`,
+      undefined,
+      EventPageSchema,
     );
     expect(proxied.status).toBe(200);
-    expect(proxied.body.items.map((e: { id: string }) => e.id)).toEqual([search.body.items[0].id]);
+    expect(proxied.body.items.map((e) => e.id)).toEqual([search.body.items[0]?.id]);
   });
 
   it('passes the spec 4.1 validation of event search through', async () => {
     const ready = await startReady({});
-    const { status, body } = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search?limit=101`);
+    const { status, body } = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search?limit=101`, undefined, ValidationErrorSchema);
     expect(status).toBe(422);
-    expect(body.detail[0].loc).toEqual(['query', 'limit']);
+    expect(body.detail[0]?.loc).toEqual(['query', 'limit']);
   });
 
   it("serves OpenHands' app-server event routes: search by kind__eq, count, a batch by id, 400 past 100 ids", async () => {
     const ready = await startReady({ initial_message: message('peer routes') });
     const id = ready.app_conversation_id;
     const base = `/api/v1/conversation/${id}/events`;
-    const search = await h.request('GET', `${base}/search?kind__eq=openhands.sdk.event.llm_convertible.message.MessageEvent&limit=5`);
+    const search = await h.request('GET', `${base}/search?kind__eq=openhands.sdk.event.llm_convertible.message.MessageEvent&limit=5`, undefined, EventPageSchema);
     expect(search.status).toBe(200);
-    expect(search.body.items.map((event: { kind: string }) => event.kind)).toEqual(['MessageEvent']);
-    const all = await h.request('GET', `${base}/search?sort_order=TIMESTAMP_DESC`);
+    expect(search.body.items.map((event) => event.kind)).toEqual(['MessageEvent']);
+    const all = await h.request('GET', `${base}/search?sort_order=TIMESTAMP_DESC`, undefined, EventPageSchema);
     expect((await h.request('GET', `${base}/count`)).body).toBe(all.body.items.length);
     expect((await h.request('GET', `${base}/count?kind__eq=MessageEvent`)).body).toBe(1);
 
-    const messageId = search.body.items[0].id;
+    const messageId = search.body.items[0]?.id;
     const batch = await h.request('GET', `${base}?id=${messageId}&id=no-such-event`);
     expect(batch).toEqual({ status: 200, body: [search.body.items[0], null] });
     const tooMany = Array.from({ length: 101 }, (_, i) => `id=e${i}`).join('&');
@@ -168,7 +192,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
   });
 
   it('answers with the AppConversation when asked to wait, and starts a second conversation in the same sandbox', async () => {
-    const first = await h.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('one') });
+    const first = await h.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('one') }, AppConversationSchema);
     expect(first.status).toBe(200);
     expect(Object.keys(first.body).sort()).toEqual(CONVERSATION_FIELDS);
     expect(first.body.sandbox_status).toBe('RUNNING');
@@ -176,7 +200,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     const second = await h.request('POST', '/api/v1/app-conversations?wait=true', {
       sandbox_id: first.body.sandbox_id,
       initial_message: message('two'),
-    });
+    }, AppConversationSchema);
     expect(second.status).toBe(200);
     expect(second.body.sandbox_id).toBe(first.body.sandbox_id);
     expect(second.body.id).not.toBe(first.body.id);
@@ -188,7 +212,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     const ws = new WebSocket(`${h.url.replace('http', 'ws')}/api/v1/app-conversations/${id}/events/socket?resend_all=true`, {
       headers: { authorization: `Bearer ${API_KEY}` },
     });
-    const frames: any[] = [];
+    const frames: unknown[] = [];
     ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
     await vi.waitFor(() => expect(frames).toHaveLength(2), { timeout: 10_000 });
     expect(frames[0]).toMatchObject({ kind: 'ConversationStateUpdateEvent', key: 'full_state' });
@@ -212,28 +236,28 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     const ready = await startReady({ initial_message: message('resume me') });
     expect((await h.request('POST', `/api/v1/sandboxes/${ready.sandbox_id}/pause`, {})).status).toBe(200);
     await vi.waitFor(
-      async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${ready.sandbox_id}`)).body[0].status).toBe('PAUSED'),
+      async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${ready.sandbox_id}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('PAUSED'),
       { timeout: 10_000, interval: 50 },
     );
-    const paused = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`)).body;
+    const paused = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`, undefined, AppConversationSchema)).body;
     expect(paused).toMatchObject({ sandbox_status: 'PAUSED', execution_status: null, conversation_url: null, session_api_key: null });
 
-    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search`);
+    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search`, undefined, EventPageSchema);
     expect(search.status).toBe(200);
     expect(search.body.items).toHaveLength(1);
-    expect((await h.request('GET', `/api/v1/sandboxes?id=${ready.sandbox_id}`)).body[0].status).toBe('RUNNING');
+    expect((await h.request('GET', `/api/v1/sandboxes?id=${ready.sandbox_id}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING');
   });
 
   it('does not resume a paused sandbox through the proxy when its spec says so (409)', async () => {
     const spec = await h.request('POST', '/api/v1/sandbox-specs', { id: `no-resume-${driver}`, image: 'img:1', resume_on_access: false });
     expect(spec.status).toBe(201);
-    const sandbox = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: `no-resume-${driver}` })).body;
-    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`)).body[0].status).toBe('RUNNING'), {
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: `no-resume-${driver}` }, SandboxInfoSchema)).body;
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
       timeout: 10_000,
       interval: 50,
     });
     await h.request('POST', `/api/v1/sandboxes/${sandbox.id}/pause`, {});
-    const proxied = await h.request('GET', `/api/v1/sandboxes/${sandbox.id}/agent/api/conversations/count`);
+    const proxied = await h.request('GET', `/api/v1/sandboxes/${sandbox.id}/agent/api/conversations/count`, undefined, ErrorDetailSchema);
     expect(proxied.status).toBe(409);
     expect(proxied.body.detail).toMatch(/is paused; resume it first/);
   });
@@ -241,8 +265,8 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
   it('follows a sandbox whose agent-server moved, and refuses one paused after its target was remembered', async () => {
     const specId = `moved-${driver}`;
     expect((await h.request('POST', '/api/v1/sandbox-specs', { id: specId, image: 'img:1', resume_on_access: false })).status).toBe(201);
-    const sandbox = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body;
-    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`)).body[0].status).toBe('RUNNING'), {
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema)).body;
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
       timeout: 10_000,
       interval: 50,
     });
@@ -263,7 +287,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     await vi.waitFor(async () => expect((await h.request('GET', count)).status).toBe(200), { timeout: 10_000, interval: 50 });
     expect((await h.request('POST', `/api/v1/sandboxes/${sandbox.id}/pause`, {})).status).toBe(200);
     // Paused on request, before the reconciler has written anything: refused at once, not forwarded.
-    const proxied = await h.request('GET', count);
+    const proxied = await h.request('GET', count, undefined, ErrorDetailSchema);
     expect([proxied.status, proxied.body.detail]).toEqual([409, expect.stringMatching(/is paused; resume it first/)]);
   });
 
@@ -300,10 +324,10 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
   it('counts traffic through the proxy as activity, so idle auto-pause spares a sandbox in use', async () => {
     const specId = `idle-${driver}`;
     expect((await h.request('POST', '/api/v1/sandbox-specs', { id: specId, image: 'img:1', idle_pause_seconds: 600 })).status).toBe(201);
-    const used = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body.id as string;
-    const idle = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body.id as string;
+    const used = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema)).body.id;
+    const idle = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema)).body.id;
     for (const id of [used, idle]) {
-      await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${id}`)).body[0].status).toBe('RUNNING'), {
+      await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${id}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
         timeout: 10_000,
         interval: 50,
       });
@@ -322,31 +346,31 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
       .set({ lastActiveAt: new Date(Date.now() - 3_600_000) })
       .where(eq(sandboxes.id, idle));
 
-    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${idle}`)).body[0].status).toBe('PAUSED'), {
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${idle}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('PAUSED'), {
       timeout: 10_000,
       interval: 50,
     });
-    expect((await h.request('GET', `/api/v1/sandboxes?id=${used}`)).body[0].status).toBe('RUNNING');
+    expect((await h.request('GET', `/api/v1/sandboxes?id=${used}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING');
   });
 
   it('ends in ERROR with a detail for an unknown sandbox, a deleted sandbox and a failing agent-server', async () => {
     const unknown = await startReady({ sandbox_id: 'no-such-sandbox' });
     expect(unknown).toMatchObject({ status: 'ERROR', detail: 'Sandbox not found' });
-    const unknownWait = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: 'no-such-sandbox' });
+    const unknownWait = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: 'no-such-sandbox' }, ErrorDetailSchema);
     expect(unknownWait.status).toBe(404);
     expect(unknownWait.body.detail).toMatch(/^Start task .* failed: Sandbox not found$/);
 
-    const doomed = (await h.request('POST', '/api/v1/sandboxes')).body;
+    const doomed = (await h.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
     await h.request('DELETE', `/api/v1/sandboxes/${doomed.id}`);
-    const deleted = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: doomed.id });
+    const deleted = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: doomed.id }, ErrorDetailSchema);
     expect(deleted.status).toBe(409);
     expect(deleted.body.detail).toMatch(/has been deleted/);
 
     const broken = await startBrokenAgentServer();
     try {
-      const sandbox = (await h.request('POST', '/api/v1/sandboxes')).body;
+      const sandbox = (await h.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
       h.routes.set(sandbox.id, broken.port);
-      const failed = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: sandbox.id });
+      const failed = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: sandbox.id }, ErrorDetailSchema);
       expect(failed.status).toBe(502);
       expect(failed.body.detail).toMatch(/Agent server answered 500 to POST \/api\/conversations: .*disk full/);
     } finally {
@@ -356,32 +380,32 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
 
   it('finishes a task that was WAITING_FOR_SANDBOX when the control plane restarted', async () => {
     const release = h.fake.holdCreates();
-    const { body: task } = await h.request('POST', '/api/v1/app-conversations', { initial_message: message('survive a restart') });
+    const { body: task } = await h.request('POST', '/api/v1/app-conversations', { initial_message: message('survive a restart') }, AppConversationStartTaskSchema);
     await taskUntil(task.id, (s) => s === 'WAITING_FOR_SANDBOX');
     // The sandbox comes up while no control plane is working on the task.
     await h.restartControlPlane({ afterTasksStopped: release });
     const ready = await taskUntil(task.id, (s) => s === 'READY' || s === 'ERROR');
     expect(ready.status).toBe('READY');
-    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search`);
-    expect(search.body.items.map((e: any) => e.llm_message.content[0].text)).toEqual(['survive a restart']);
+    const search = await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}/events/search`, undefined, MessageEventPageSchema);
+    expect(search.body.items.map((e) => e.llm_message.content?.[0])).toEqual([expect.objectContaining({ text: 'survive a restart' })]);
     expect(h.fake.calls.filter((c) => c.verb === 'create' && c.target === ready.sandbox_id)).toHaveLength(1);
   });
 
   it('searches, counts, pages, patches and deletes app conversations', async () => {
     const titles = ['alpha report', 'beta report', 'gamma notes'];
     const ids: string[] = [];
-    for (const title of titles) ids.push((await h.request('POST', '/api/v1/app-conversations?wait=true', { title })).body.id);
+    for (const title of titles) ids.push((await h.request('POST', '/api/v1/app-conversations?wait=true', { title }, AppConversationSchema)).body.id);
 
-    const reports = await h.request('GET', '/api/v1/app-conversations/search?title__contains=REPORT&sort_order=TITLE');
-    expect(reports.body.items.map((c: any) => c.title)).toEqual(['alpha report', 'beta report']);
+    const reports = await h.request('GET', '/api/v1/app-conversations/search?title__contains=REPORT&sort_order=TITLE', undefined, AppConversationPageSchema);
+    expect(reports.body.items.map((c) => c.title)).toEqual(['alpha report', 'beta report']);
     expect((await h.request('GET', '/api/v1/app-conversations/count?title__contains=report')).body).toBe(2);
 
     const seen: string[] = [];
     let page: string | null = null;
     do {
       const query: string = `/api/v1/app-conversations/search?limit=2&sort_order=CREATED_AT${page ? `&page_id=${page}` : ''}`;
-      const { body } = await h.request('GET', query);
-      seen.push(...body.items.map((c: any) => c.id));
+      const { body } = await h.request('GET', query, undefined, AppConversationPageSchema);
+      seen.push(...body.items.map((c) => c.id));
       page = body.next_page_id;
     } while (page);
     expect(new Set(seen).size).toBe(seen.length);
@@ -391,13 +415,13 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     const patched = await h.request('PATCH', `/api/v1/app-conversations/${ids[2]}`, { title: 'renamed', tags: { kind: 'notes' } });
     expect(patched.body).toMatchObject({ title: 'renamed', tags: { kind: 'notes' } });
 
-    const batch = await h.request('GET', `/api/v1/app-conversations?ids=${ids[0]}&ids=00000000-0000-4000-8000-000000000000`);
-    expect(batch.body.map((c: any) => c?.id ?? null)).toEqual([ids[0], null]);
+    const batch = await h.request('GET', `/api/v1/app-conversations?ids=${ids[0]}&ids=00000000-0000-4000-8000-000000000000`, undefined, z.array(AppConversationSchema.nullable()));
+    expect(batch.body.map((c) => c?.id ?? null)).toEqual([ids[0], null]);
 
     expect((await h.request('DELETE', `/api/v1/app-conversations/${ids[2]}`)).body).toEqual({ success: true });
     expect(await h.request('GET', `/api/v1/app-conversations/${ids[2]}`)).toEqual({ status: 404, body: { detail: 'App conversation not found' } });
     expect(await h.request('DELETE', `/api/v1/app-conversations/${ids[2]}`)).toEqual({ status: 404, body: { detail: 'App conversation not found' } });
-    const tasks = await h.request('GET', '/api/v1/app-conversations/start-tasks/search?status=READY&limit=1');
+    const tasks = await h.request('GET', '/api/v1/app-conversations/start-tasks/search?status=READY&limit=1', undefined, AppConversationStartTaskPageSchema);
     expect(tasks.body.items).toHaveLength(1);
     expect(tasks.body.next_page_id).toEqual(expect.any(String));
   });
@@ -407,7 +431,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
       status: 422,
       body: { detail: [{ loc: ['body', 'conversation_id'], type: 'uuid_parsing' }] },
     });
-    expect((await h.request('GET', '/api/v1/app-conversations/not-a-uuid')).body.detail[0].loc).toEqual(['path', 'id']);
+    expect((await h.request('GET', '/api/v1/app-conversations/not-a-uuid', undefined, ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['path', 'id']);
     expect((await h.request('GET', '/api/v1/app-conversations/search?limit=0')).status).toBe(422);
     expect((await h.request('GET', '/api/v1/app-conversations/search?created_at__gte=yesterday')).status).toBe(422);
     expect((await h.request('GET', '/api/v1/app-conversations/search?page_id=nope')).body).toEqual({

@@ -2,11 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
+import { readAnswer, type Answer } from '../../helpers/answer.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';
 import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
@@ -62,7 +64,8 @@ export interface Harness {
   /** Every start of a spec with a warm pool: served from it (hit) or cold. */
   warmPoolClaims: { specId: string; hit: boolean }[];
   sandboxServer: SandboxServerApp;
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** fetch() with the API key, JSON in and out; the body checked against `schema` (see readAnswer). */
+  request<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.input<S>>>;
   /**
    * Stops the control plane's HTTP server, start tasks and reconciler, and starts new ones over the
    * same database. `afterTasksStopped` runs once no start task is being worked on any more.
@@ -145,12 +148,11 @@ export async function openHarness(
     get sandboxServer() {
       return sandboxServer;
     },
-    async request(method, path, body) {
+    async request(method, path, body, schema) {
       const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
+      return readAnswer(response, schema);
     },
     async restartControlPlane(restartOptions = {}) {
       await stopControlPlane(restartOptions.afterTasksStopped);
