@@ -46,7 +46,7 @@ describe('sandboxctl against a sandbox-server', () => {
   }
 
   /** ctlJson, its output checked against `schema` (the model of what the command prints). */
-  async function ctlAs<S extends z.ZodType>(schema: S, ...args: string[]): Promise<z.input<S>> {
+  async function ctlAs<S extends z.ZodType>(schema: S, ...args: string[]): Promise<z.output<S>> {
     return checked(schema, await ctlJson(...args), `sandboxctl ${args.join(' ')} --json`);
   }
 

@@ -30,7 +30,7 @@ export interface TestApp {
   handle: DatabaseHandle;
   reconciler: KickRecorder;
   /** app.request with the API key, JSON in and out; the body checked against `schema` (see readAnswer). */
-  call<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.input<S>>>;
+  call<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>>;
   /** Empties both tables and recreates the default spec. */
   reset(): Promise<void>;
   close(): Promise<void>;

@@ -65,7 +65,7 @@ export interface Harness {
   warmPoolClaims: { specId: string; hit: boolean }[];
   sandboxServer: SandboxServerApp;
   /** fetch() with the API key, JSON in and out; the body checked against `schema` (see readAnswer). */
-  request<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.input<S>>>;
+  request<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>>;
   /**
    * Stops the control plane's HTTP server, start tasks and reconciler, and starts new ones over the
    * same database. `afterTasksStopped` runs once no start task is being worked on any more.
