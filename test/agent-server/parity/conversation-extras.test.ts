@@ -7,20 +7,18 @@ import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Agent, ConversationManager, HttpError, type RemoteConversation } from '@openhands/typescript-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/listening-agent-server.js';
+import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/agent-server.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { startScriptedLlm, text, toolCalls, type ScriptedLlm } from '../../helpers/scripted-llm.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-let root: string;
 let agent: ListeningAgentServer;
 let llm: ScriptedLlm;
 let manager: ConversationManager;
 
 beforeAll(async () => {
-  root = await makeTempDir();
-  agent = await startListeningAgentServer(join(root, 'data'), join(root, 'workspace'));
+  agent = await startListeningAgentServer();
   llm = await startScriptedLlm([
     toolCalls([{ name: 'finish', arguments: { message: 'All done: 42' } }]),
     (request) => text(`You asked: ${JSON.stringify(request.body.messages.at(-1)?.content)}`),
@@ -31,14 +29,13 @@ afterAll(async () => {
   manager.close();
   await llm.close();
   await agent.close();
-  await removeDir(root);
 });
 
 function newAgent(): Agent {
   return new Agent({ llm: { model: 'openai/scripted', api_key: 'sk-test', base_url: llm.baseUrl } });
 }
 
-const call = (method: string, path: string, body?: unknown) => agent.call(method, path, body);
+const call: ListeningAgentServer['call'] = (method, path, body, schema) => agent.call(method, path, body, schema);
 
 async function finished(conversation: RemoteConversation): Promise<void> {
   for (let attempt = 0; attempt < 400; attempt++) {
@@ -67,7 +64,7 @@ function unzip(archive: Buffer): Map<string, string> {
 
 describe('conversation extras', () => {
   it("answers the agent's final response, '' before it answered, and a side question without recording it", async () => {
-    const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    const conversation = await manager.createConversation(newAgent(), { workingDir: agent.workspaceDir });
     expect(await conversation.getAgentFinalResponse()).toBe('');
     await conversation.sendMessage('Finish please');
     await conversation.run();
@@ -81,7 +78,7 @@ describe('conversation extras', () => {
   });
 
   it('forks a conversation with its history, under a new or the requested id, 409 when taken', async () => {
-    const source = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    const source = await manager.createConversation(newAgent(), { workingDir: agent.workspaceDir });
     await source.sendMessage('remember me');
     const fork = await source.fork({ title: '  Forked  ', tags: { env: 'test' } });
     expect(fork.id).not.toBe(source.id);
@@ -100,7 +97,7 @@ describe('conversation extras', () => {
   });
 
   it('stores secrets, and answers 404 for a profile it does not have', async () => {
-    const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    const conversation = await manager.createConversation(newAgent(), { workingDir: agent.workspaceDir });
     await conversation.updateSecrets({ TOKEN: 'abc', OTHER: () => 'def' });
     expect(agent.server.ctx.conversations.find(conversation.id)!.metadata.secrets).toEqual({
       TOKEN: { kind: 'StaticSecret', value: 'abc' },
@@ -118,10 +115,10 @@ describe('conversation extras', () => {
   });
 
   it('downloads the trajectory as a ZIP of the settings (keys masked) and every event, never a ZIP found on disk', async () => {
-    const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    const conversation = await manager.createConversation(newAgent(), { workingDir: agent.workspaceDir });
     await conversation.sendMessage('zip me');
     // Where OpenHands' agent-servers put, and old ones returned as found, `<id hex>.zip`.
-    for (const dir of [join(root, 'data', 'conversations'), join(root, 'workspace', 'conversations')]) {
+    for (const dir of [join(agent.root, 'data', 'conversations'), join(agent.root, 'workspace', 'conversations')]) {
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, `${conversation.id.replace(/-/g, '')}.zip`), 'planted-trajectory');
     }
@@ -137,7 +134,7 @@ describe('conversation extras', () => {
   });
 
   it('answers a batch of events by id, null for unknown ones, 400 past 100 ids', async () => {
-    const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    const conversation = await manager.createConversation(newAgent(), { workingDir: agent.workspaceDir });
     await conversation.sendMessage('batch me');
     const [event] = (await conversation.state.events.search({ limit: 1 })).items;
     const base = `/api/conversations/${conversation.id}/events`;
@@ -149,13 +146,13 @@ describe('conversation extras', () => {
   });
 
   it('strips titles and takes 1 to 200 characters', async () => {
-    const conversation = await manager.createConversation(newAgent(), { workingDir: join(root, 'workspace') });
+    const conversation = await manager.createConversation(newAgent(), { workingDir: agent.workspaceDir });
     await manager.updateConversation(conversation.id, { title: '  Tidy  ' });
     expect((await manager.getConversation(conversation.id)).title).toBe('Tidy');
     for (const title of ['', '   ', 'x'.repeat(201)]) {
-      const { status, body } = await call('PATCH', `/api/conversations/${conversation.id}`, { title });
+      const { status, body } = await call('PATCH', `/api/conversations/${conversation.id}`, { title }, ValidationErrorSchema);
       expect(status, JSON.stringify(title)).toBe(422);
-      expect(body.detail[0].loc).toEqual(['body', 'title']);
+      expect(body.detail[0]?.loc).toEqual(['body', 'title']);
     }
     expect((await call('PATCH', `/api/conversations/${conversation.id}`, { title: 'x'.repeat(200) })).status).toBe(200);
   });

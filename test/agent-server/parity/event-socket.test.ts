@@ -3,15 +3,12 @@
  * since with after_timestamp) winning over resend_all, first-message auth, error events for bad
  * frames; and the module-qualified kind filter of search and count.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/listening-agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/agent-server.js';
 
 const MESSAGE_CLASS = 'openhands.sdk.event.llm_convertible.message.MessageEvent';
 
-let root: string;
 let agent: ListeningAgentServer;
 let conversationId: string;
 let secondMessageTimestamp: string;
@@ -53,11 +50,10 @@ const texts = (client: Client) =>
   client.frames.filter((frame) => frame.kind === 'MessageEvent').map((frame) => frame.llm_message.content[0].text);
 
 beforeAll(async () => {
-  root = await makeTempDir();
-  agent = await startListeningAgentServer(join(root, 'data'), join(root, 'workspace'));
+  agent = await startListeningAgentServer();
   const created = await post('/api/conversations', {
     agent: { kind: 'Agent', llm: { model: 'scripted', base_url: 'http://127.0.0.1:9/v1' } },
-    workspace: { working_dir: join(root, 'workspace') },
+    workspace: { working_dir: agent.workspaceDir },
   });
   conversationId = ((await created.json()) as { id: string }).id;
   await post(`/api/conversations/${conversationId}/events`, { role: 'user', content: [{ type: 'text', text: 'first' }] });
@@ -70,7 +66,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await agent.close();
-  await removeDir(root);
 });
 
 describe('resend_mode', () => {

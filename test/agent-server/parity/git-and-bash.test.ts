@@ -4,30 +4,20 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import {
-  provideRequireForOpenHandsClient,
-  startListeningAgentServer,
-  type ListeningAgentServer,
-} from '../../helpers/listening-agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/agent-server.js';
+import { provideRequireForOpenHandsClient } from '../../helpers/listening-agent-server.js';
 
 provideRequireForOpenHandsClient();
 const { BashWebSocketClient, RemoteWorkspace } = await import('@openhands/typescript-client');
 const { BashClient } = await import('@openhands/typescript-client/clients');
 
-let root: string;
-let workspaceDir: string;
 let agent: ListeningAgentServer;
 
 beforeAll(async () => {
-  root = await makeTempDir();
-  workspaceDir = join(root, 'workspace');
-  await mkdir(workspaceDir, { recursive: true });
-  agent = await startListeningAgentServer(join(root, 'data'), workspaceDir);
+  agent = await startListeningAgentServer();
 });
 afterAll(async () => {
   await agent.close();
-  await removeDir(root);
 });
 
 async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
@@ -41,7 +31,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, w
 
 describe('git', () => {
   it('lists changes since HEAD (untracked included) and diffs a file, or since another ref', async () => {
-    const repo = join(workspaceDir, 'repo');
+    const repo = join(agent.workspaceDir, 'repo');
     await mkdir(repo, { recursive: true });
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo });
     git('init', '-q');
@@ -53,7 +43,7 @@ describe('git', () => {
     execFileSync('rm', [join(repo, 'gone.txt')]);
     await writeFile(join(repo, 'new.txt'), 'hello\n');
 
-    const workspace = new RemoteWorkspace({ host: agent.url, apiKey: agent.key, workingDir: workspaceDir });
+    const workspace = new RemoteWorkspace({ host: agent.url, apiKey: agent.key, workingDir: agent.workspaceDir });
     try {
       expect(await workspace.gitChanges(repo)).toEqual([
         { path: 'gone.txt', status: 'DELETED' },
@@ -62,8 +52,8 @@ describe('git', () => {
       ]);
       expect(await workspace.gitDiff(join(repo, 'tracked.txt'))).toEqual({ original: 'line1\n', modified: 'line1\nline2\n' });
       expect(await workspace.gitDiff('repo/new.txt')).toEqual({ original: null, modified: 'hello\n' });
-      expect(await workspace.gitChanges(root)).toEqual([]);
-      expect(await workspace.gitDiff(join(root, 'nowhere.txt'))).toEqual({ original: null, modified: null });
+      expect(await workspace.gitChanges(agent.root)).toEqual([]);
+      expect(await workspace.gitDiff(join(agent.root, 'nowhere.txt'))).toEqual({ original: null, modified: null });
       expect(await workspace.gitChanges(repo, { ref: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' })).toEqual([
         { path: 'new.txt', status: 'ADDED' },
         { path: 'tracked.txt', status: 'ADDED' },
@@ -82,7 +72,7 @@ describe('bash events', () => {
     try {
       await bash.clearEvents();
       const command = await bash.startCommand('printf started', undefined, 5);
-      expect(command).toMatchObject({ kind: 'BashCommand', command: 'printf started', cwd: workspaceDir, timeout: 5 });
+      expect(command).toMatchObject({ kind: 'BashCommand', command: 'printf started', cwd: agent.workspaceDir, timeout: 5 });
       const output = await waitFor(async () => {
         const page = await bash.searchEvents({ command_id__eq: command.id, kind__eq: 'BashOutput' });
         return page.items[0];

@@ -2,7 +2,6 @@
  * The open routes and the information routes OpenHands clients read before they start a
  * conversation, driven through the published client and over raw HTTP.
  */
-import { join } from 'node:path';
 import {
   DesktopClient,
   LLMMetadataClient,
@@ -13,21 +12,17 @@ import {
   VSCodeClient,
 } from '@openhands/typescript-client/clients';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/listening-agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/agent-server.js';
 // After the helpers: they load @hono/zod-openapi, which must extend zod before any contract is built.
 import { startConversation } from '../../../src/agent-server/services/conversations/start-conversation.js';
 
-let root: string;
 let agent: ListeningAgentServer;
 
 beforeAll(async () => {
-  root = await makeTempDir();
-  agent = await startListeningAgentServer(join(root, 'data'), join(root, 'workspace'));
+  agent = await startListeningAgentServer();
 });
 afterAll(async () => {
   await agent.close();
-  await removeDir(root);
 });
 
 const keyed = () => ({ host: agent.url, apiKey: agent.key });
@@ -62,7 +57,7 @@ describe('information routes', () => {
     try {
       await startConversation(agent.server.ctx, {
         agent: { kind: 'Agent', llm: { model: 'anthropic/claude-x' } },
-        workspace: { working_dir: join(root, 'workspace') },
+        workspace: { working_dir: agent.workspaceDir },
         confirmation_policy: { kind: 'NeverConfirm' },
         max_iterations: 5,
         stuck_detection: true,

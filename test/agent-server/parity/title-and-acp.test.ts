@@ -6,21 +6,21 @@
 import { join } from 'node:path';
 import { Agent, ConversationManager, type RemoteConversation } from '@openhands/typescript-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/listening-agent-server.js';
+import { z } from 'zod';
+import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/agent-server.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { startScriptedLlm, text, type ScriptedLlm } from '../../helpers/scripted-llm.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { ConversationInfoSchema, ConversationPageSchema } from '../../../src/contracts/agent-server/conversation-info.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-let root: string;
 let agent: ListeningAgentServer;
 let llm: ScriptedLlm;
 let other: ScriptedLlm;
 let manager: ConversationManager;
 
 beforeAll(async () => {
-  root = await makeTempDir();
-  agent = await startListeningAgentServer(join(root, 'data'), join(root, 'workspace'));
+  agent = await startListeningAgentServer();
   llm = await startScriptedLlm([
     text('  🐛 Fix the flaky login test  '),
     text('A title far longer than the twenty characters asked for'),
@@ -34,17 +34,16 @@ afterAll(async () => {
   await other.close();
   await llm.close();
   await agent.close();
-  await removeDir(root);
 });
 
 function llmConfig(baseUrl: string) {
   return { model: 'openai/scripted', api_key: 'sk-test', base_url: baseUrl, num_retries: 0 };
 }
 
-const call = (method: string, path: string, body?: unknown) => agent.call(method, path, body);
+const call: ListeningAgentServer['call'] = (method, path, body, schema) => agent.call(method, path, body, schema);
 
 async function conversationWith(message?: string): Promise<RemoteConversation> {
-  const conversation = await manager.createConversation(new Agent({ llm: llmConfig(llm.baseUrl) }), { workingDir: join(root, 'workspace') });
+  const conversation = await manager.createConversation(new Agent({ llm: llmConfig(llm.baseUrl) }), { workingDir: agent.workspaceDir });
   if (message !== undefined) await conversation.sendMessage(message);
   return conversation;
 }
@@ -92,23 +91,24 @@ describe('generate_title', () => {
     });
     expect((await call('POST', `/api/conversations/${UNKNOWN_ID}/generate_title`, {})).status).toBe(404);
     for (const max_length of [0, 201, 'ten']) {
-      const answer = await call('POST', `/api/conversations/${empty.id}/generate_title`, { max_length });
+      const answer = await call('POST', `/api/conversations/${empty.id}/generate_title`, { max_length }, ValidationErrorSchema);
       expect(answer.status).toBe(422);
-      expect(answer.body.detail[0].loc).toContain('max_length');
+      expect(answer.body.detail[0]?.loc).toContain('max_length');
     }
   });
 });
 
 describe('/api/acp/conversations', () => {
   it('starts, gets, batch-gets, counts and searches the same conversations as /api/conversations', async () => {
-    const countBefore = (await call('GET', '/api/acp/conversations/count')).body;
-    const started = await call('POST', '/api/acp/conversations', {
-      agent: { kind: 'Agent', llm: llmConfig(llm.baseUrl) },
-      workspace: { working_dir: join(root, 'workspace') },
-      tags: { origin: 'acp' },
-    });
+    const countBefore = (await call('GET', '/api/acp/conversations/count', undefined, z.number())).body;
+    const started = await call(
+      'POST',
+      '/api/acp/conversations',
+      { agent: { kind: 'Agent', llm: llmConfig(llm.baseUrl) }, workspace: { working_dir: agent.workspaceDir }, tags: { origin: 'acp' } },
+      ConversationInfoSchema,
+    );
     expect(started.status).toBe(201);
-    const id: string = started.body.id;
+    const id = started.body.id;
     expect(started.body).toMatchObject({ agent: { kind: 'Agent' }, execution_status: 'idle', tags: { origin: 'acp' } });
 
     expect(await call('GET', `/api/acp/conversations/${id}`)).toEqual({ status: 200, body: started.body });
@@ -116,7 +116,7 @@ describe('/api/acp/conversations', () => {
     expect(await call('GET', `/api/acp/conversations?ids=${id}&ids=${UNKNOWN_ID}`)).toEqual({ status: 200, body: [started.body, null] });
     expect(await call('GET', '/api/acp/conversations/count')).toEqual({ status: 200, body: countBefore + 1 });
     expect((await call('GET', '/api/acp/conversations/count?status=idle')).body).toBe((await call('GET', '/api/conversations/count?status=idle')).body);
-    const search = await call('GET', '/api/acp/conversations/search?limit=100&sort_order=CREATED_AT_DESC');
+    const search = await call('GET', '/api/acp/conversations/search?limit=100&sort_order=CREATED_AT_DESC', undefined, ConversationPageSchema);
     expect(search.status).toBe(200);
     expect(search.body.items[0]).toEqual(started.body);
     expect(search.body).toEqual((await call('GET', '/api/conversations/search?limit=100&sort_order=CREATED_AT_DESC')).body);
@@ -124,7 +124,7 @@ describe('/api/acp/conversations', () => {
     const again = await call('POST', '/api/acp/conversations', {
       conversation_id: id,
       agent: { kind: 'Agent', llm: llmConfig(llm.baseUrl) },
-      workspace: { working_dir: join(root, 'workspace') },
+      workspace: { working_dir: agent.workspaceDir },
     });
     expect(again).toEqual({ status: 200, body: started.body });
   });
@@ -132,7 +132,7 @@ describe('/api/acp/conversations', () => {
   it('refuses an ACPAgent on both start routes, and answers unknown ids and bad queries as /api/conversations does', async () => {
     const acpAgent = { kind: 'ACPAgent', acp_command: ['npx', '-y', 'claude-agent-acp'], llm: llmConfig(llm.baseUrl) };
     for (const path of ['/api/acp/conversations', '/api/conversations']) {
-      const answer = await call('POST', path, { agent: acpAgent, workspace: { working_dir: join(root, 'workspace') } });
+      const answer = await call('POST', path, { agent: acpAgent, workspace: { working_dir: agent.workspaceDir } }, ValidationErrorSchema);
       expect(answer.status).toBe(422);
       expect(answer.body.detail[0]).toMatchObject({ loc: ['body', 'agent', 'kind'] });
     }

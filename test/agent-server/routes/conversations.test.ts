@@ -2,11 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { EventSchema } from '../../../src/events/index.js';
 import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
+// After the helpers: they load @hono/zod-openapi, which must extend zod before any contract is built.
+import { ConversationInfoSchema, ConversationPageSchema } from '../../../src/contracts/agent-server/conversation-info.js';
+import { pageSchema } from '../../../src/contracts/paging.js';
 
 const agent = useTestAgentServer();
 
 const NOT_FOUND = { detail: 'Conversation not found' };
+const EventPageSchema = pageSchema(EventSchema);
+/** The part of the OpenAPI document a test reads (loose: the rest of it is kept as sent): each operation's responses. */
+const OpenApiPathsSchema = z.looseObject({ paths: z.record(z.string(), z.record(z.string(), z.looseObject({ responses: z.record(z.string(), z.unknown()) }))) });
 
 /** The persisted metadata of a conversation, as the next start will read it. */
 async function readMetadata(id: string): Promise<Record<string, unknown>> {
@@ -17,7 +26,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 describe('POST /api/conversations', () => {
   it('creates a conversation (201) and answers the existing one (200) for a repeated conversation_id', async () => {
     const id = randomUUID();
-    const first = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: id, tags: { env: 'dev' } }) });
+    const first = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ conversation_id: id, tags: { env: 'dev' } }) }, ConversationInfoSchema);
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
       id,
@@ -67,12 +76,11 @@ describe('POST /api/conversations', () => {
         condenser: { kind: 'LLMSummarizingCondenser', llm: { model: 'c', api_key: 'sk-condenser' } },
       },
     });
-    const fetched = await agent.server.callJson('GET', `/api/conversations/${created.id}`);
+    const fetched = await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema);
     for (const body of [created, fetched.body]) {
       const text = JSON.stringify(body);
       expect(text).not.toMatch(/sk-secret|aws-secret|ghp-secret|static-secret|sk-condenser/);
-      expect(body.agent.llm.api_key).toBe('**********');
-      expect(body.agent.condenser.llm.api_key).toBe('**********');
+      expect(body.agent).toMatchObject({ llm: { api_key: '**********' }, condenser: { llm: { api_key: '**********' } } });
     }
     const withoutKey = await agent.server.createConversation({ agent: { llm: { model: 'm', api_key: null } } });
     expect(withoutKey.agent.llm.api_key).toBeNull();
@@ -102,7 +110,7 @@ describe('POST /api/conversations', () => {
 
   it('turns initial_message into a user MessageEvent', async () => {
     const created = await agent.server.createConversation({ initial_message: textMessage('Fix the bug') });
-    const events = await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search`);
+    const events = await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search`, {}, EventPageSchema);
     expect(events.body.items).toHaveLength(1);
     expect(events.body.items[0]).toMatchObject({
       kind: 'MessageEvent',
@@ -122,17 +130,17 @@ describe('POST /api/conversations', () => {
       body: { detail: [{ loc: ['body', 'conversation_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] },
     });
 
-    const badTag = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ tags: { Env: 'x' } }) });
+    const badTag = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ tags: { Env: 'x' } }) }, ValidationErrorSchema);
     expect(badTag.status).toBe(422);
-    expect(badTag.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'tags']);
+    expect(badTag.body.detail[0]?.loc.slice(0, 2)).toEqual(['body', 'tags']);
 
     const badPolicy = await agent.server.callJson('POST', '/api/conversations', {
       json: startRequest({ confirmation_policy: { kind: 'SometimesConfirm' } }),
-    });
+    }, ValidationErrorSchema);
     expect(badPolicy.status).toBe(422);
-    expect(badPolicy.body.detail[0].loc).toEqual(['body', 'confirmation_policy', 'kind']);
+    expect(badPolicy.body.detail[0]?.loc).toEqual(['body', 'confirmation_policy', 'kind']);
 
-    const noModel = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ agent: { llm: {} } }) });
+    const noModel = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ agent: { llm: {} } }) }, ValidationErrorSchema);
     expect(noModel.body.detail).toEqual([{ loc: ['body', 'agent', 'llm', 'model'], msg: 'Field required', type: 'missing' }]);
   });
 
@@ -143,9 +151,9 @@ describe('POST /api/conversations', () => {
     });
     expect(malformed).toEqual({ status: 422, body: { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] } });
 
-    const array = await agent.server.callJson('POST', '/api/conversations', { json: [1, 2] });
+    const array = await agent.server.callJson('POST', '/api/conversations', { json: [1, 2] }, ValidationErrorSchema);
     expect(array.status).toBe(422);
-    expect(array.body.detail[0].loc).toEqual(['body']);
+    expect(array.body.detail[0]?.loc).toEqual(['body']);
 
     const contentTypes: Record<string, string>[] = [{ 'content-type': 'text/plain' }, {}];
     for (const headers of contentTypes) {
@@ -195,9 +203,9 @@ describe('GET /api/conversations (batch)', () => {
       status: 422,
       body: { detail: [{ loc: ['query', 'ids', 1], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] },
     });
-    const missing = await agent.server.callJson('GET', '/api/conversations');
+    const missing = await agent.server.callJson('GET', '/api/conversations', {}, ValidationErrorSchema);
     expect(missing.status).toBe(422);
-    expect(missing.body.detail[0].loc).toEqual(['query', 'ids']);
+    expect(missing.body.detail[0]?.loc).toEqual(['query', 'ids']);
   });
 });
 
@@ -211,11 +219,11 @@ describe('GET /api/conversations/search and /count', () => {
       const ids: string[] = [];
       let pageId: string | null = null;
       do {
-        const query = `sort_order=${sortOrder}&limit=2${pageId ? `&page_id=${pageId}` : ''}`;
-        const { status, body } = await agent.server.callJson('GET', `/api/conversations/search?${query}`);
+        const query: string = `sort_order=${sortOrder}&limit=2${pageId ? `&page_id=${pageId}` : ''}`;
+        const { status, body } = await agent.server.callJson('GET', `/api/conversations/search?${query}`, {}, ConversationPageSchema);
         expect(status).toBe(200);
         expect(body.items.length).toBeLessThanOrEqual(2);
-        ids.push(...body.items.map((c: { id: string }) => c.id));
+        ids.push(...body.items.map((c) => c.id));
         pageId = body.next_page_id;
       } while (pageId);
       return ids;
@@ -232,7 +240,7 @@ describe('GET /api/conversations/search and /count', () => {
 
   it('defaults to CREATED_AT_DESC and 100 per page', async () => {
     for (let i = 0; i < 3; i++) await agent.server.createConversation();
-    const byDefault = await agent.server.callJson('GET', '/api/conversations/search');
+    const byDefault = await agent.server.callJson('GET', '/api/conversations/search', {}, ConversationPageSchema);
     const explicit = await agent.server.callJson('GET', '/api/conversations/search?sort_order=CREATED_AT_DESC&limit=100');
     expect(byDefault.body).toEqual(explicit.body);
     expect(byDefault.body.items).toHaveLength(3);
@@ -246,9 +254,9 @@ describe('GET /api/conversations/search and /count', () => {
     expect((await agent.server.callJson('GET', '/api/conversations/count')).body).toBe(2);
     expect((await agent.server.callJson('GET', '/api/conversations/count?status=paused')).body).toBe(1);
     expect((await agent.server.callJson('GET', '/api/conversations/count?status=running')).body).toBe(0);
-    const { body } = await agent.server.callJson('GET', '/api/conversations/search?status=paused');
-    expect(body.items.map((c: { id: string }) => c.id)).toEqual([paused.id]);
-    expect(body.items[0].execution_status).toBe('paused');
+    const { body } = await agent.server.callJson('GET', '/api/conversations/search?status=paused', {}, ConversationPageSchema);
+    expect(body.items.map((c) => c.id)).toEqual([paused.id]);
+    expect(body.items[0]?.execution_status).toBe('paused');
   });
 
   it('answers 422 for a bad limit, status, sort_order or page_id', async () => {
@@ -262,11 +270,11 @@ describe('GET /api/conversations/search and /count', () => {
       ['page_id=garbage', ['query', 'page_id']],
     ];
     for (const [query, loc] of cases) {
-      const { status, body } = await agent.server.callJson('GET', `/api/conversations/search?${query}`);
+      const { status, body } = await agent.server.callJson('GET', `/api/conversations/search?${query}`, {}, ValidationErrorSchema);
       expect(status, query).toBe(422);
       expect(body.detail, query).toEqual([expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) })]);
     }
-    const count = await agent.server.callJson('GET', '/api/conversations/count?status=nope');
+    const count = await agent.server.callJson('GET', '/api/conversations/count?status=nope', {}, ValidationErrorSchema);
     expect(count.status).toBe(422);
     expect(count.body.detail[0]).toMatchObject({ loc: ['query', 'status'], type: 'enum' });
   });
@@ -279,7 +287,7 @@ describe('PATCH /api/conversations/{conversation_id}', () => {
       status: 200,
       body: { success: true },
     });
-    const fetched = (await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body;
+    const fetched = (await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema)).body;
     expect(fetched).toMatchObject({ title: 'Renamed', tags: { c: '3' } });
     expect(fetched.updated_at >= created.updated_at).toBe(true);
 
@@ -293,7 +301,7 @@ describe('PATCH /api/conversations/{conversation_id}', () => {
       body: NOT_FOUND,
     });
     const created = await agent.server.createConversation();
-    const long = await agent.server.callJson('PATCH', `/api/conversations/${created.id}`, { json: { tags: { k: 'x'.repeat(257) } } });
+    const long = await agent.server.callJson('PATCH', `/api/conversations/${created.id}`, { json: { tags: { k: 'x'.repeat(257) } } }, ValidationErrorSchema);
     expect(long.status).toBe(422);
     expect(long.body.detail[0]).toMatchObject({ loc: ['body', 'tags', 'k'], type: 'too_long' });
   });
@@ -321,18 +329,18 @@ describe('POST /api/conversations/{conversation_id}/run and /pause', () => {
       body: { success: true },
     });
 
-    const events = (await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search?kind=PauseEvent`)).body.items;
+    const events = (await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search?kind=PauseEvent`, {}, EventPageSchema)).body.items;
     expect(events).toEqual([expect.objectContaining({ kind: 'PauseEvent', source: 'user' })]);
-    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body.execution_status).toBe('paused');
+    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema)).body.execution_status).toBe('paused');
     await vi.waitFor(async () => expect(await readMetadata(created.id)).toMatchObject({ execution_status: 'paused' }));
   });
 
   it('answers 404 for an unknown conversation and 422 for a malformed id', async () => {
     for (const verb of ['run', 'pause']) {
       expect(await agent.server.callJson('POST', `/api/conversations/${UNKNOWN_ID}/${verb}`)).toEqual({ status: 404, body: NOT_FOUND });
-      const malformed = await agent.server.callJson('POST', `/api/conversations/123/${verb}`);
+      const malformed = await agent.server.callJson('POST', `/api/conversations/123/${verb}`, {}, ValidationErrorSchema);
       expect(malformed.status).toBe(422);
-      expect(malformed.body.detail[0].loc).toEqual(['path', 'conversation_id']);
+      expect(malformed.body.detail[0]?.loc).toEqual(['path', 'conversation_id']);
     }
   });
 });
@@ -343,7 +351,7 @@ describe('a workspace that cannot be created', () => {
     const file = join(agent.dataDir, 'not-a-directory');
     await writeFile(file, '');
     const workspace = join(file, 'workspace');
-    const { body: created } = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ workspace: { working_dir: workspace } }) });
+    const { body: created } = await agent.server.callJson('POST', '/api/conversations', { json: startRequest({ workspace: { working_dir: workspace } }) }, ConversationInfoSchema);
     const path = `/api/conversations/${created.id}`;
     const conflict = { status: 409, body: { detail: expect.stringContaining(`workspace ${workspace} cannot be used`) } };
     expect(await agent.server.callJson('POST', `${path}/run`)).toEqual(conflict);
@@ -357,7 +365,7 @@ describe('a workspace that cannot be created', () => {
       }),
     ).toEqual(conflict);
 
-    const { body: document } = await agent.server.callJson('GET', '/openapi.json');
+    const { body: document } = await agent.server.callJson('GET', '/openapi.json', {}, OpenApiPathsSchema);
     const operations = [
       ['/api/conversations', 'post'],
       ['/api/conversations/{conversation_id}/run', 'post'],
@@ -366,6 +374,6 @@ describe('a workspace that cannot be created', () => {
       ['/api/conversations/{conversation_id}/events/respond_to_confirmation', 'post'],
       ['/api/conversations/{conversation_id}/events', 'post'],
     ] as const;
-    for (const [route, method] of operations) expect(Object.keys(document.paths[route][method].responses), route).toContain('409');
+    for (const [route, method] of operations) expect(Object.keys(document.paths[route]?.[method]?.responses ?? {}), route).toContain('409');
   });
 });

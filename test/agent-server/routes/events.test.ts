@@ -1,5 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { pageSchema } from '../../../src/contracts/paging.js';
+import { EventSchema, MessageEventSchema } from '../../../src/events/index.js';
 import { textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { SAMPLE_TIMESTAMP_ORDER, sampleHistory } from './fixtures.js';
 
 const agent = useTestAgentServer();
@@ -10,6 +14,8 @@ beforeEach(async () => {
 });
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const EventPageSchema = pageSchema(EventSchema);
+const MessageEventPageSchema = pageSchema(MessageEventSchema);
 
 async function importSample(): Promise<void> {
   const { status } = await agent.server.callJson('POST', `${base}/import`, { json: sampleHistory() });
@@ -17,13 +23,13 @@ async function importSample(): Promise<void> {
 }
 
 async function searchIds(query: string): Promise<string[]> {
-  const { status, body } = await agent.server.callJson('GET', `${base}/search?${query}`);
+  const { status, body } = await agent.server.callJson('GET', `${base}/search?${query}`, {}, EventPageSchema);
   expect(status, query).toBe(200);
-  return body.items.map((event: { id: string }) => event.id);
+  return body.items.map((event) => event.id);
 }
 
 async function count(query: string): Promise<number> {
-  const { status, body } = await agent.server.callJson('GET', `${base}/count?${query}`);
+  const { status, body } = await agent.server.callJson('GET', `${base}/count?${query}`, {}, z.number());
   expect(status, query).toBe(200);
   return body;
 }
@@ -35,8 +41,8 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
     await agent.server.call('POST', base, { json: textMessage('I am the assistant', 'assistant') });
     await agent.server.call('POST', base, { json: textMessage('system note', 'system') });
 
-    const { body } = await agent.server.callJson('GET', `${base}/search`);
-    expect(body.items.map((e: any) => [e.source, e.llm_message.role])).toEqual([
+    const { body } = await agent.server.callJson('GET', `${base}/search`, {}, MessageEventPageSchema);
+    expect(body.items.map((e) => [e.source, e.llm_message.role])).toEqual([
       ['user', 'user'],
       ['user', 'user'],
       ['agent', 'assistant'],
@@ -47,8 +53,8 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
       llm_message: { content: [{ type: 'text', text: 'Hello there', cache_prompt: false }] },
       llm_response_id: null,
     });
-    expect(typeof body.items[0].id).toBe('string');
-    expect(Date.parse(body.items[0].timestamp)).not.toBeNaN();
+    expect(typeof body.items[0]?.id).toBe('string');
+    expect(Date.parse(body.items[0]?.timestamp ?? '')).not.toBeNaN();
   });
 
   it('keeps every message sent concurrently', async () => {
@@ -56,9 +62,9 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
       Array.from({ length: 20 }, (_, i) => agent.server.callJson('POST', base, { json: textMessage(`message ${i}`) })),
     );
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    const { body } = await agent.server.callJson('GET', `${base}/search`);
-    const texts = body.items.map((e: any) => e.llm_message.content[0].text);
-    expect(texts.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `message ${i}`).sort());
+    const { body } = await agent.server.callJson('GET', `${base}/search`, {}, MessageEventPageSchema);
+    const texts = body.items.map((e) => JSON.stringify(e.llm_message.content));
+    expect(texts.sort()).toEqual(Array.from({ length: 20 }, (_, i) => JSON.stringify([{ type: 'text', text: `message ${i}`, cache_prompt: false }])).sort());
   });
 
   it('sets updated_at to the time of the append', async () => {
@@ -76,13 +82,13 @@ describe('POST /api/conversations/{conversation_id}/events', () => {
   });
 
   it('answers 422 for a bad message and 404 for an unknown conversation', async () => {
-    const badRole = await agent.server.callJson('POST', base, { json: { role: 'robot', content: [] } });
+    const badRole = await agent.server.callJson('POST', base, { json: { role: 'robot', content: [] } }, ValidationErrorSchema);
     expect(badRole.status).toBe(422);
     expect(badRole.body.detail[0]).toMatchObject({ loc: ['body', 'role'], type: 'enum' });
 
-    const badContent = await agent.server.callJson('POST', base, { json: { content: 'hello' } });
+    const badContent = await agent.server.callJson('POST', base, { json: { content: 'hello' } }, ValidationErrorSchema);
     expect(badContent.status).toBe(422);
-    expect(badContent.body.detail[0].loc).toEqual(['body', 'content']);
+    expect(badContent.body.detail[0]?.loc).toEqual(['body', 'content']);
 
     const malformed = await agent.server.callJson('POST', base, { body: '{', headers: { 'content-type': 'application/json' } });
     expect(malformed).toEqual({ status: 422, body: { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] } });
@@ -124,14 +130,14 @@ describe('GET /api/conversations/{conversation_id}/events/search', () => {
       let pageId: string | null = null;
       do {
         const query: string = `sort_order=${order}&limit=4${pageId ? `&page_id=${encodeURIComponent(pageId)}` : ''}`;
-        const { body } = await agent.server.callJson('GET', `${base}/search?${query}`);
+        const { body } = await agent.server.callJson('GET', `${base}/search?${query}`, {}, EventPageSchema);
         expect(body.items.length).toBeLessThanOrEqual(4);
-        seen.push(...body.items.map((e: { id: string }) => e.id));
+        seen.push(...body.items.map((e) => e.id));
         pageId = body.next_page_id;
       } while (pageId);
       expect(seen).toEqual(order === 'TIMESTAMP' ? SAMPLE_TIMESTAMP_ORDER : [...SAMPLE_TIMESTAMP_ORDER].reverse());
     }
-    const first = await agent.server.callJson('GET', `${base}/search?limit=6`);
+    const first = await agent.server.callJson('GET', `${base}/search?limit=6`, {}, EventPageSchema);
     expect(first.body.next_page_id).toBeNull();
   });
 
@@ -156,7 +162,7 @@ describe('GET /api/conversations/{conversation_id}/events/search', () => {
       [base, 'page_id=no-such-event', ['query', 'page_id'], 'value_error'],
     ];
     for (const [path, query, loc, type] of cases) {
-      const { status, body } = await agent.server.callJson('GET', `${path}/search?${query}`);
+      const { status, body } = await agent.server.callJson('GET', `${path}/search?${query}`, {}, ValidationErrorSchema);
       expect(status, `${path} ${query}`).toBe(422);
       // A huge limit breaks two bounds (safe integer and 100); every entry names the parameter.
       expect(body.detail.length, query).toBeGreaterThan(0);

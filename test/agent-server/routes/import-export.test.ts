@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { pageSchema } from '../../../src/contracts/paging.js';
+import { EventSchema } from '../../../src/events/index.js';
 import { textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
+import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { agentErrorEvent, messageEvent, pauseEvent, sampleHistory } from './fixtures.js';
 
 const agent = useTestAgentServer();
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const EventPageSchema = pageSchema(EventSchema);
 
 async function newEventsPath(): Promise<string> {
   return `/api/conversations/${(await agent.server.createConversation()).id}/events`;
@@ -86,11 +90,11 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
     });
     expect(lines).toEqual({ status: 200, body: { success: true, count: 1 } });
 
-    const { body } = await agent.server.callJson('GET', `${path}/search`);
+    const { body } = await agent.server.callJson('GET', `${path}/search`, {}, EventPageSchema);
     expect(body.items).toHaveLength(3);
-    const generated = body.items.find((e: { id: string }) => e.id !== 'p1' && e.id !== 'a1');
+    const generated = body.items.find((e) => e.id !== 'p1' && e.id !== 'a1');
     expect(generated).toMatchObject({ kind: 'PauseEvent', source: 'user' });
-    expect(Date.parse(generated.timestamp)).not.toBeNaN();
+    expect(Date.parse(generated?.timestamp ?? '')).not.toBeNaN();
   });
 
   it('appends nothing when one record is invalid, and reports every problem with its record index', async () => {
@@ -105,7 +109,7 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
     const { status, body: error } = await agent.server.callJson('POST', `${path}/import`, {
       body,
       headers: { 'content-type': 'application/x-ndjson' },
-    });
+    }, ValidationErrorSchema);
     expect(status).toBe(422);
     expect(error.detail).toEqual([
       { loc: ['body', 1, 'error'], msg: 'Field required', type: 'missing' },
@@ -122,17 +126,17 @@ describe('POST /api/conversations/{conversation_id}/events/import', () => {
 
     const stored = await agent.server.callJson('POST', `${path}/import`, {
       json: [pauseEvent('p2', '2024-01-01T00:00:01Z'), pauseEvent('p1', '2024-01-01T00:00:02Z')],
-    });
+    }, ValidationErrorSchema);
     expect(stored.status).toBe(422);
     expect(stored.body.detail).toEqual([{ loc: ['body', 1, 'id'], msg: expect.any(String), type: 'value_error' }]);
 
     const repeated = await agent.server.callJson('POST', `${path}/import`, {
       json: [pauseEvent('p3', '2024-01-01T00:00:01Z'), pauseEvent('p3', '2024-01-01T00:00:02Z')],
-    });
+    }, ValidationErrorSchema);
     expect(repeated.status).toBe(422);
     expect(repeated.body.detail).toEqual([{ loc: ['body', 1, 'id'], msg: expect.any(String), type: 'value_error' }]);
 
-    expect((await agent.server.callJson('GET', `${path}/search`)).body.items.map((e: { id: string }) => e.id)).toEqual(['p1']);
+    expect((await agent.server.callJson('GET', `${path}/search`, {}, EventPageSchema)).body.items.map((e) => e.id)).toEqual(['p1']);
   });
 
   it('reads a JSON array as it arrives, cut anywhere (inside strings, records and characters), and appends it whole', async () => {

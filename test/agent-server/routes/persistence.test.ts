@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EventSchema } from '../../../src/events/index.js';
 import { textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
+// After the helpers: they load @hono/zod-openapi, which must extend zod before any contract is built.
+import { ConversationInfoSchema } from '../../../src/contracts/agent-server/conversation-info.js';
+import { pageSchema } from '../../../src/contracts/paging.js';
 import { sampleHistory } from './fixtures.js';
 
 const agent = useTestAgentServer();
@@ -18,7 +22,7 @@ describe('a restart over the same data directory', () => {
       a: (await agent.server.callJson('GET', `/api/conversations/${a.id}`)).body,
       b: (await agent.server.callJson('GET', `/api/conversations/${b.id}`)).body,
       aEvents: (await agent.server.callJson('GET', `/api/conversations/${a.id}/events/search`)).body,
-      bEvents: (await agent.server.callJson('GET', `/api/conversations/${b.id}/events/search?body=fix`)).body,
+      bEvents: (await agent.server.callJson('GET', `/api/conversations/${b.id}/events/search?body=fix`, {}, pageSchema(EventSchema))).body,
     };
 
     await agent.reopen();
@@ -42,7 +46,7 @@ describe('a restart over the same data directory', () => {
     expect((await stat(file)).mode & 0o077).toBe(0);
     expect((await stat(join(agent.dataDir, 'conversations', created.id, 'events.ndjson'))).mode & 0o077).toBe(0);
     await agent.reopen();
-    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`)).body.agent.llm.api_key).toBe('**********');
+    expect((await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema)).body.agent.llm.api_key).toBe('**********');
   });
 
   it('skips a conversation whose metadata is broken, removes one without metadata, and serves the others', async () => {

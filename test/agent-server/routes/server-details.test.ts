@@ -1,31 +1,26 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { TestAgentServer } from '../../helpers/agent-server.js';
-import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { useTestAgentServer } from '../../helpers/agent-server.js';
+import { ServerInfoSchema } from '../../../src/agent-server/routes/server-details.js';
 
-let dataDir: string;
-let server: TestAgentServer;
+const agent = useTestAgentServer();
 
-beforeEach(async () => {
-  dataDir = await makeTempDir();
-  server = await TestAgentServer.open(dataDir);
-});
-
-afterEach(async () => {
-  await server.close();
-  await removeDir(dataDir);
+/** The part of the OpenAPI document these tests read (loose: the rest of it is kept as sent). */
+const OpenApiSchema = z.looseObject({
+  paths: z.record(z.string(), z.record(z.string(), z.looseObject({ parameters: z.array(z.looseObject({ name: z.string() })).optional() }))),
 });
 
 describe('server details', () => {
   it('answers /alive, /health and /ready', async () => {
-    expect(await server.callJson('GET', '/alive')).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(await server.callJson('GET', '/health')).toEqual({ status: 200, body: 'OK' });
-    expect(await server.callJson('GET', '/ready')).toEqual({ status: 200, body: { status: 'ready' } });
+    expect(await agent.server.callJson('GET', '/alive')).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await agent.server.callJson('GET', '/health')).toEqual({ status: 200, body: 'OK' });
+    expect(await agent.server.callJson('GET', '/ready')).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
   it('answers /server_info and / with the version, times in seconds and where the docs are', async () => {
     for (const path of ['/server_info', '/']) {
-      const { status, body } = await server.callJson('GET', path);
+      const { status, body } = await agent.server.callJson('GET', path, {}, ServerInfoSchema);
       expect(status).toBe(200);
       expect(body).toEqual({
         title: 'agent-server',
@@ -40,7 +35,7 @@ describe('server details', () => {
   });
 
   it('describes every route in /openapi.json', async () => {
-    const { status, body } = await server.callJson('GET', '/openapi.json');
+    const { status, body } = await agent.server.callJson('GET', '/openapi.json', {}, OpenApiSchema);
     expect(status).toBe(200);
     expect(Object.keys(body.paths)).toEqual(
       expect.arrayContaining([
@@ -51,13 +46,13 @@ describe('server details', () => {
         '/server_info',
       ]),
     );
-    const search = body.paths['/api/conversations/{conversation_id}/events/search'].get;
-    expect(search.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+    const search = body.paths['/api/conversations/{conversation_id}/events/search']?.get;
+    expect(search?.parameters?.map((p) => p.name).sort()).toEqual(
       ['body', 'conversation_id', 'kind', 'limit', 'page_id', 'sort_order', 'source', 'timestamp__gte', 'timestamp__lt'],
     );
   });
 
   it('answers unknown routes with FastAPI\'s 404 body', async () => {
-    expect(await server.callJson('GET', '/api/nothing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    expect(await agent.server.callJson('GET', '/api/nothing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
 });
