@@ -292,7 +292,7 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
   });
 
   it('still refuses a bad key, resumes a paused sandbox and bridges a WebSocket once the proxy remembers the target', async () => {
-    const sandbox = (await h.request('POST', '/api/v1/sandboxes', {})).body.id as string;
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', {}, SandboxInfoSchema)).body.id;
     const proxied = `/api/v1/sandboxes/${sandbox}/agent`;
     await vi.waitFor(async () => expect((await h.request('GET', `${proxied}/api/conversations/count`)).status).toBe(200), {
       timeout: 10_000,
@@ -306,19 +306,19 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect(await withKey('Bearer wrong-key')).toEqual({ status: 401, body: { detail: 'Invalid API key' }, challenge: 'Bearer' });
 
     const ws = new WebSocket(`${h.url.replace('http', 'ws')}${proxied}/sockets/bash-events`, { headers: { authorization: `Bearer ${API_KEY}` } });
-    const reply = new Promise<any>((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
+    const reply = new Promise<unknown>((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
     await new Promise((resolve) => ws.once('open', resolve));
     ws.send('not a command');
     expect(await reply).toMatchObject({ kind: 'BashError' });
     ws.close();
 
     expect((await h.request('POST', `/api/v1/sandboxes/${sandbox}/pause`, {})).status).toBe(200);
-    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`)).body[0].status).toBe('PAUSED'), {
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('PAUSED'), {
       timeout: 10_000,
       interval: 50,
     });
     expect((await h.request('GET', `${proxied}/api/conversations/count`)).status).toBe(200);
-    expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`)).body[0].status).toBe('RUNNING');
+    expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING');
   });
 
   it('counts traffic through the proxy as activity, so idle auto-pause spares a sandbox in use', async () => {
