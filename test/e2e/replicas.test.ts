@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
+import { LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -172,5 +172,36 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
       async () => expect(await docker!.listContainers({ all: true, filters: { label: [`${LABEL_SANDBOX_ID}=${id}`] } })).toEqual([]),
       { timeout: 60_000, interval: 250 },
     );
+  });
+
+  it('keeps the leader off a sandbox that a follower snapshots until the snapshot is done, and forks it through the follower', async () => {
+    const holder = await leader(replicas);
+    const follower = replicas.find((r) => r !== holder) as Replica;
+    const id = sandboxIds[1] as string;
+    await until(holder, [id], 'RUNNING');
+    const [container] = await docker!.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${id}`] } });
+    // What happens to the container and the volume copy's helper, in the engine's order.
+    const happened: string[] = [];
+    const engineEvents = await docker!.getEvents({ filters: { type: ['container'], label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+    engineEvents.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        const event = JSON.parse(line) as { id?: string; Action?: string; Actor?: { Attributes?: Record<string, string> } };
+        if (event.id === container?.Id && ['pause', 'commit', 'unpause'].includes(event.Action ?? '')) happened.push(event.Action as string);
+        if (event.Actor?.Attributes?.[LABEL_VOLUME_COPY] && event.Action === 'destroy') happened.push('volume copied');
+      }
+    });
+    try {
+      const taken = await call(follower, 'POST', `/api/v1/sandboxes/${id}/snapshots`, { name: 'through the follower' });
+      expect(taken.status).toBe(201);
+      // Unpaused by the snapshot itself once both halves are taken, never by the leader's passes before.
+      await vi.waitFor(() => expect(happened).toEqual(['pause', 'commit', 'volume copied', 'unpause']), { timeout: 10_000, interval: 100 });
+    } finally {
+      (engineEvents as unknown as { destroy(): void }).destroy();
+    }
+    expect(await statuses(holder, [id])).toEqual(['RUNNING']);
+
+    const forked = await call(follower, 'POST', `/api/v1/sandboxes/${id}/fork`, {});
+    expect(forked.status).toBe(200);
+    await until(holder, [forked.body.id], 'RUNNING');
   });
 });
