@@ -15,6 +15,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   snapshots: () => import('./snapshots.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   warm: () => import('./warm.js'),
+  // Needs the Docker engine, the base image and `npm run build`.
+  cold: () => import('./cold.js'),
 };
 
 const requested = process.argv.slice(2);

@@ -108,6 +108,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
       refillWarmPools: () => options.reconciler.refillWarmPools?.(),
     },
     countWarmPoolClaim: options.countWarmPoolClaim,
+    nextSandboxChange: () => options.events.nextChange(),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },
     snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,

@@ -13,6 +13,7 @@ import {
 } from '../runtime/runtime.js';
 import { checkAgentServerAlive } from './alive.js';
 import { acknowledgeHolds } from './holds.js';
+import { AliveProbes } from './alive-probes.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { createLimiter, forEachLimited } from './limit.js';
 import { OrphanSweeper } from './orphans.js';
@@ -97,6 +98,7 @@ export class Reconciler {
   private readonly pendingCreates = new Set<Promise<void>>();
   private readonly orphans: OrphanSweeper;
   private readonly writeListeners = new Set<(sandboxId: string) => void>();
+  private readonly aliveProbes: AliveProbes;
 
   private stopped = true;
   private stopWatching: (() => void) | undefined;
@@ -116,14 +118,20 @@ export class Reconciler {
     this.intervalMs = options.intervalMs ?? 5_000;
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId });
     this.metrics = options.metrics;
+    const checkAlive = options.checkAlive ?? checkAgentServerAlive;
+    this.aliveProbes = new AliveProbes(checkAlive, (sandboxId) => this.kick(sandboxId));
     this.passContext = {
       db: this.db,
       runtime: this.runtime,
-      checkAlive: options.checkAlive ?? checkAgentServerAlive,
+      checkAlive,
       startCreate: (request) => this.startCreate(request),
       dataMountPath: options.dataMountPath ?? '/data',
       startTimeoutMs: options.startTimeoutMs ?? 300_000,
       written: (sandboxId) => this.notifyWritten(sandboxId),
+      // Only a running loop probes: reconcileOnce() alone (tests, a stopped loop) asks once per pass.
+      notAliveYet: (sandboxId, url, sessionApiKey) => {
+        if (!this.stopped) this.aliveProbes.probe(sandboxId, url, sessionApiKey);
+      },
     };
     this.warmPools = options.warmPools && { db: this.db, runtime: this.runtime, ...options.warmPools };
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
@@ -178,6 +186,7 @@ export class Reconciler {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopWatching?.();
+    this.aliveProbes.stopAll();
     clearInterval(this.interval);
     this.queue.clear();
     let timer: NodeJS.Timeout | undefined;

@@ -32,6 +32,8 @@ export interface SandboxPassContext {
   startTimeoutMs: number;
   /** Told after a sandbox's observed state was written. */
   written: (sandboxId: string) => void;
+  /** Told when a started sandbox's agent-server did not answer /alive yet (to be probed until it does). */
+  notAliveYet: (sandboxId: string, url: string, sessionApiKey: string) => void;
 }
 
 /** What a pass asks of the queue, as a controller-runtime Reconcile returns a Result. */
@@ -215,7 +217,10 @@ async function isAlive(
   if (!spec?.exposedPorts.some((port) => port.name === AGENT_SERVER_PORT_NAME)) return true;
   const hostPort = container.hostPorts[AGENT_SERVER_PORT_NAME];
   if (hostPort === undefined) return false;
-  return ctx.checkAlive(`http://127.0.0.1:${hostPort}`, row.sessionApiKey);
+  const url = `http://127.0.0.1:${hostPort}`;
+  const alive = await ctx.checkAlive(url, row.sessionApiKey);
+  if (!alive) ctx.notAliveYet(row.id, url, row.sessionApiKey);
+  return alive;
 }
 
 /**

@@ -25,6 +25,11 @@ export interface ServiceContext {
   snapshots: SnapshotEngine;
   /** Counts each start of a spec that has a warm pool: served from it (hit) or cold (miss). */
   countWarmPoolClaim?(specId: string, hit: boolean): void;
+  /**
+   * Settles at the next status change of any sandbox (a committed lifecycle event, by any
+   * replica): what a wait for a sandbox to come up wakes on. Absent, such waits poll alone.
+   */
+  nextSandboxChange?(): Promise<void>;
 }
 
 /**

@@ -368,8 +368,11 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
 
     const broken = await startBrokenAgentServer();
     try {
+      // Routed before its container exists, so it never answers from the good agent-server.
+      const release = h.fake.holdCreates();
       const sandbox = (await h.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
       h.routes.set(sandbox.id, broken.port);
+      release();
       const failed = await h.request('POST', '/api/v1/app-conversations?wait=true', { sandbox_id: sandbox.id }, ErrorDetailSchema);
       expect(failed.status).toBe(502);
       expect(failed.body.detail).toMatch(/Agent server answered 500 to POST \/api\/conversations: .*disk full/);

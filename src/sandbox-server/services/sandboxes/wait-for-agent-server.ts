@@ -8,6 +8,9 @@ import { agentTargetOf } from './agent-target.js';
 import { findLiveSandbox } from './find-sandbox.js';
 import { resumeSandbox } from './resume-sandbox.js';
 
+/** Between reads when no lifecycle event wakes the wait first (one from another writer may be missed). */
+const POLL_MS = 200;
+
 export interface WaitForAgentServerOptions {
   /** What to do with a paused sandbox: resume it always, only when its spec says so, or never (409). */
   resume: 'always' | 'if-spec-allows' | 'never';
@@ -26,6 +29,8 @@ export async function waitForAgentServer(
   sandboxId: string,
   options: WaitForAgentServerOptions,
 ): Promise<AgentServerTarget> {
+  // Taken before each read, so that a change committed between the read and the wait still wakes it.
+  let changed = ctx.nextSandboxChange?.();
   let row = await findLiveSandbox(ctx.db, sandboxId);
   if (row.desiredState === 'PAUSED' || row.status === 'PAUSED') {
     if (!(await mayResume(ctx, row, options.resume))) {
@@ -47,11 +52,24 @@ export async function waitForAgentServer(
         `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
       );
     }
-    await delay(options.pollMs ?? 200, undefined, { signal: options.signal });
+    await changeOrDelay(changed, options.pollMs ?? POLL_MS, options.signal);
+    changed = ctx.nextSandboxChange?.();
     const [next] = await ctx.db.select().from(sandboxes).where(eq(sandboxes.id, sandboxId));
     if (!next) throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
     row = next;
   }
+}
+
+/** Waits for `changed` (when there is one) or `ms`, whichever comes first; throws once `signal` aborts. */
+async function changeOrDelay(changed: Promise<void> | undefined, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  const woken = new AbortController();
+  const waited = delay(ms, undefined, { signal: woken.signal }).catch(() => undefined);
+  const onAbort = () => woken.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  await Promise.race(changed ? [waited, changed] : [waited]);
+  woken.abort();
+  signal?.removeEventListener('abort', onAbort);
+  signal?.throwIfAborted();
 }
 
 async function mayResume(ctx: ServiceContext, row: SandboxRow, policy: WaitForAgentServerOptions['resume']): Promise<boolean> {
