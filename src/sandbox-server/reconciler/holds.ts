@@ -17,7 +17,7 @@ export interface HoldOptions {
   takeTimeoutMs?: number;
 }
 
-const POLL_MS = 50;
+const POLL_MS = 25;
 
 /**
  * Runs `work` while no reconciler pass acts on the sandbox, in whichever replica it runs: takes the

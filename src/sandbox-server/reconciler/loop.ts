@@ -261,6 +261,9 @@ export class Reconciler {
     // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
     const engineLostAt = this.engineLostAt;
     let only = engineLostAt === undefined ? requested : undefined;
+    // First, so that a holder waits for no engine call: a hold (holds.ts) acknowledged here is
+    // honoured by this pass and every later one.
+    const held = await acknowledgeHolds(this.db, only);
     // List before reading rows: every container or network listed was created from a row committed
     // earlier, so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
@@ -274,8 +277,6 @@ export class Reconciler {
       if (only) only = new Set([...only, ...changed]);
     }
     const entries = await this.loadRows(only);
-    // Before any step: a hold (holds.ts) acknowledged here is honoured by this pass and every later one.
-    const held = await acknowledgeHolds(this.db, only);
     if (!only) await this.applyPolicies(entries);
 
     const bySandbox = new Map<string, ContainerObservation[]>();
