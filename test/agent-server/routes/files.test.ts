@@ -99,6 +99,13 @@ describe('GET /api/file/download', () => {
     expect(await response.text()).toBe('contents');
   });
 
+  it('streams a pseudo-file that says size 0 without a length its bytes would overrun', async () => {
+    const response = await download('/proc/self/cmdline');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBeNull();
+    expect((await response.text()).length).toBeGreaterThan(0);
+  });
+
   it('answers 404 "File not found" for a missing file', async () => {
     const response = await download(join(root, 'missing.txt'));
     expect(response.status).toBe(404);

@@ -27,9 +27,11 @@ export function registerDownloadFile(app: OpenAPIHono, secretDirs: readonly stri
     const { path } = c.req.valid('query');
     const { handle, size } = await openRegularFile(path, secretDirs);
     const stream = handle.createReadStream();
+    // A kernel's pseudo-file (/proc, /sys) says size 0 and has bytes: its length is not known until
+    // read, so it goes chunked rather than with a length its body would overrun.
     return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>, 200, {
       'content-type': 'application/octet-stream',
-      'content-length': String(size),
+      ...(size > 0 ? { 'content-length': String(size) } : {}),
       'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(basename(path))}`,
     });
   });
