@@ -4,15 +4,19 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type AgentServer, createAgentServerApp } from '../../src/agent-server/app.js';
 import { loadConfig } from '../../src/sandbox-server/config.js';
+import { SandboxInfoSchema, SandboxPageSchema } from '../../src/sandbox-server/models/sandbox.js';
+import { checked } from '../helpers/answer.js';
 import { createFakeRuntime } from '../helpers/fake-runtime.js';
 import { type RunningSandboxServer, startSandboxServer } from '../../src/sandbox-server/server.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 
 interface Answer {
   status: number;
-  body: any;
+  /** The parsed JSON body (null when there was none); read through `checked` where a test reads its fields. */
+  body: unknown;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -54,7 +58,7 @@ describe('the control plane refuses DNS rebinding and cross-site requests, witho
   beforeAll(async () => {
     const config = loadConfig({ PORT: '0', DATA_DIR: await dirs.create(), SANDBOX_SERVER_INSTANCE: 'browser-guard-test', SANDBOX_WARM_POOL: '0', ALLOWED_HOSTS: 'sandboxes.internal' });
     server = await startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', checkAlive: async () => true });
-    sandboxId = (await call(server.url, 'POST', '/api/v1/sandboxes')).body.id;
+    sandboxId = checked(SandboxInfoSchema, (await call(server.url, 'POST', '/api/v1/sandboxes')).body).id;
   }, 120_000);
   afterAll(async () => {
     await server?.close();
@@ -77,9 +81,9 @@ describe('the control plane refuses DNS rebinding and cross-site requests, witho
     expect(create).toMatchObject({ status: 403, body: { detail: 'Cross-site request refused' } });
     const nullOrigin = await call(server.url, 'DELETE', `/api/v1/sandboxes/${sandboxId}`, { origin: 'null' });
     expect(nullOrigin.status).toBe(403);
-    const [sandbox] = (await call(server.url, 'GET', `/api/v1/sandboxes?id=${sandboxId}`)).body;
-    expect(sandbox.status).not.toBe('PAUSED');
-    expect((await call(server.url, 'GET', '/api/v1/sandboxes/search')).body.items).toHaveLength(1);
+    const [sandbox] = checked(z.array(SandboxInfoSchema.nullable()), (await call(server.url, 'GET', `/api/v1/sandboxes?id=${sandboxId}`)).body);
+    expect(sandbox?.status).not.toBe('PAUSED');
+    expect(checked(SandboxPageSchema, (await call(server.url, 'GET', '/api/v1/sandboxes/search')).body).items).toHaveLength(1);
   });
 
   it('serves clients without an Origin, same-origin pages, and cross-site reads with no CORS grant', async () => {

@@ -1,11 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { sandboxes } from '../../src/sandbox-server/db/schema.js';
-import type { SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
+import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
+import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { Reconciler } from '../../src/sandbox-server/reconciler/index.js';
+import { readAnswer, type Answer } from '../helpers/answer.js';
 import { createFakeRuntime, type FakeRuntime } from '../helpers/fake-runtime.js';
 import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { openTestDatabase, testDrivers } from '../helpers/database.js';
@@ -18,7 +21,7 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
   let handle: DatabaseHandle;
   let runtime: FakeRuntime;
   let reconciler: Reconciler;
-  let request: (method: string, path: string) => Promise<{ status: number; body: any }>;
+  let request: <S extends z.ZodType = z.ZodUnknown>(method: string, path: string, schema?: S) => Promise<Answer<z.output<S>>>;
 
   beforeAll(async () => {
     handle = await openTestDatabase(driver);
@@ -27,10 +30,7 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
     reconciler = new Reconciler({ db: handle.db, runtime, instanceId: 'lifecycle-test', checkAlive: async () => true });
     await reconciler.start();
     const { app } = createSandboxServerApp({ db: handle.db, reconciler, apiKeys: [KEY], maxRunningSandboxes: 10, events: new EventFeed() });
-    request = async (method, path) => {
-      const response = await app.request(path, { method, headers: { authorization: `Bearer ${KEY}` } });
-      return { status: response.status, body: await response.json() };
-    };
+    request = async (method, path, schema) => readAnswer(await app.request(path, { method, headers: { authorization: `Bearer ${KEY}` } }), schema);
   });
   afterAll(async () => {
     await reconciler.stop();
@@ -38,8 +38,8 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
   });
 
   async function get(id: string): Promise<SandboxInfo | null> {
-    const { body } = await request('GET', `/api/v1/sandboxes?id=${id}`);
-    return body[0];
+    const { body } = await request('GET', `/api/v1/sandboxes?id=${id}`, z.array(SandboxInfoSchema.nullable()));
+    return body[0] ?? null;
   }
 
   async function until(id: string, status: SandboxInfo['status']): Promise<SandboxInfo> {
@@ -54,10 +54,10 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
   }
 
   it('starts, pauses, resumes and deletes a sandbox', async () => {
-    const started = await request('POST', '/api/v1/sandboxes');
+    const started = await request('POST', '/api/v1/sandboxes', SandboxInfoSchema);
     expect(started.status).toBe(200);
     expect(started.body.status).toBe('STARTING');
-    const id: string = started.body.id;
+    const id = started.body.id;
 
     const running = await until(id, 'RUNNING');
     const [row] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, id));
@@ -91,8 +91,8 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
     // The deletion's event commits just after the runtime lets go of the container, so wait for it.
     await vi.waitFor(
       async () => {
-        const events = await request('GET', `/api/v1/events/search?sandbox_id=${id}`);
-        expect(events.body.items.map((e: { type: string; previous_status: string | null; status: string }) => [e.type, e.previous_status, e.status])).toEqual([
+        const events = await request('GET', `/api/v1/events/search?sandbox_id=${id}`, LifecycleEventPageSchema);
+        expect(events.body.items.map((e) => [e.type, e.previous_status, e.status])).toEqual([
           ['sandbox.created', null, 'STARTING'],
           ['sandbox.running', 'STARTING', 'RUNNING'],
           ['sandbox.paused', 'RUNNING', 'PAUSED'],

@@ -2,7 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../../src/sandbox-server/config.js';
+import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
+import { readAnswer } from '../helpers/answer.js';
 import { createFakeRuntime } from '../helpers/fake-runtime.js';
 import { startSandboxServer } from '../../src/sandbox-server/server.js';
 
@@ -21,10 +25,9 @@ describe('startSandboxServer', () => {
     return startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', checkAlive: async () => true });
   };
 
-  const call = async (url: string, method = 'GET') => {
-    const response = await fetch(url, { method, headers: { authorization: `Bearer ${KEY}` } });
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const call = async <S extends z.ZodType = z.ZodUnknown>(url: string, method = 'GET', schema?: S) =>
+    readAnswer(await fetch(url, { method, headers: { authorization: `Bearer ${KEY}` } }), schema);
+  const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
 
   // Opens an embedded database on disk twice: slow on a busy machine, hence the long timeout.
   it('listens, keeps its data in DATA_DIR across restarts, and creates the default spec once', async () => {
@@ -35,7 +38,7 @@ describe('startSandboxServer', () => {
       expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await call(`${first.url}/health`)).toEqual({ status: 200, body: { status: 'ok' } });
       expect((await call(`${first.url}/api/v1/sandboxes/search`, 'GET')).status).toBe(200);
-      sandboxId = (await call(`${first.url}/api/v1/sandboxes`, 'POST')).body.id;
+      sandboxId = (await call(`${first.url}/api/v1/sandboxes`, 'POST', SandboxInfoSchema)).body.id;
       specs = (await call(`${first.url}/api/v1/sandbox-specs/search`)).body;
     } finally {
       await first.close();
@@ -45,9 +48,9 @@ describe('startSandboxServer', () => {
     const second = await start();
     try {
       expect((await call(`${second.url}/api/v1/sandbox-specs/search`)).body).toEqual(specs);
-      expect((await call(`${second.url}/api/v1/sandbox-specs/search`)).body.items).toHaveLength(1);
-      const [sandbox] = (await call(`${second.url}/api/v1/sandboxes?id=${sandboxId}`)).body;
-      expect(sandbox.id).toBe(sandboxId);
+      expect((await call(`${second.url}/api/v1/sandbox-specs/search`, 'GET', SandboxSpecPageSchema)).body.items).toHaveLength(1);
+      const [sandbox] = (await call(`${second.url}/api/v1/sandboxes?id=${sandboxId}`, 'GET', SandboxBatchSchema)).body;
+      expect(sandbox?.id).toBe(sandboxId);
     } finally {
       await second.close();
     }
@@ -56,8 +59,8 @@ describe('startSandboxServer', () => {
   it('serves Prometheus metrics: sandboxes by status, reconcile passes, start latency and HTTP requests', async () => {
     const server = await start();
     try {
-      const sandboxId = (await call(`${server.url}/api/v1/sandboxes`, 'POST')).body.id;
-      await vi.waitFor(async () => expect((await call(`${server.url}/api/v1/sandboxes?id=${sandboxId}`)).body[0].status).toBe('RUNNING'), {
+      const sandboxId = (await call(`${server.url}/api/v1/sandboxes`, 'POST', SandboxInfoSchema)).body.id;
+      await vi.waitFor(async () => expect((await call(`${server.url}/api/v1/sandboxes?id=${sandboxId}`, 'GET', SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
         timeout: 20_000,
         interval: 50,
       });

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { MessageEventSchema } from '../../../src/events/index.js';
 import { startListeningAgentServer, type ListeningAgentServer } from '../../helpers/agent-server.js';
 
 const MESSAGE_CLASS = 'openhands.sdk.event.llm_convertible.message.MessageEvent';
@@ -14,7 +15,8 @@ let conversationId: string;
 let secondMessageTimestamp: string;
 
 interface Client {
-  frames: any[];
+  /** Each frame as sent: an event, or a ServerErrorEvent about a frame the client sent. */
+  frames: Record<string, unknown>[];
   closed?: { code: number; reason: string };
   socket: WebSocket;
 }
@@ -46,8 +48,14 @@ async function post(path: string, body: unknown): Promise<Response> {
   });
 }
 
+/** The text of each MessageEvent received, the frame checked against the event model. */
 const texts = (client: Client) =>
-  client.frames.filter((frame) => frame.kind === 'MessageEvent').map((frame) => frame.llm_message.content[0].text);
+  client.frames
+    .filter((frame) => frame.kind === 'MessageEvent')
+    .map((frame) => {
+      const [first] = MessageEventSchema.parse(frame).llm_message.content;
+      return first?.type === 'text' ? first.text : undefined;
+    });
 
 beforeAll(async () => {
   agent = await startListeningAgentServer();

@@ -108,7 +108,7 @@ describe('bash events', () => {
       await bash.startCommand('printf streamed', undefined, 5);
       await waitFor(() => received.find((event) => event.kind === 'BashOutput' && event.stdout === 'streamed'), 'the streamed output');
 
-      const replayed: any[] = [];
+      const replayed: Record<string, unknown>[] = [];
       const socket = new WebSocket(`${agent.wsUrl}/sockets/bash-events?resend_mode=all&session_api_key=${agent.key}`);
       socket.on('message', (data) => replayed.push(JSON.parse(data.toString())));
       await waitFor(() => (replayed.some((event) => event.stdout === 'streamed') ? true : undefined), 'the replay');

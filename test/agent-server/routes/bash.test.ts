@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { z } from 'zod';
 import { BashCommands } from '../../../src/agent-server/bash/bash-commands.js';
 import { BashEventLog } from '../../../src/agent-server/bash/bash-event-log.js';
 import { BashOutputSchema, OUTPUT_LIMIT_CHARS, registerBashRoutes } from '../../../src/agent-server/routes/bash/index.js';
 import { createApiApp } from '../../../src/http/app.js';
+import { readAnswer, ValidationErrorSchema } from '../../helpers/answer.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
 let workspaceDir: string;
@@ -20,13 +22,18 @@ beforeAll(async () => {
 });
 afterAll(() => removeDir(join(workspaceDir, '..')));
 
-async function execute(body: unknown, contentType = 'application/json') {
+async function execute<S extends z.ZodType = z.ZodUnknown>(body: unknown, contentType = 'application/json', schema?: S) {
   const response = await app.request('/api/bash/execute_bash_command', {
     method: 'POST',
     headers: { 'content-type': contentType },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as any };
+  return readAnswer(response, schema);
+}
+
+/** execute(), answered a BashOutput. */
+function output(body: unknown) {
+  return execute(body, 'application/json', BashOutputSchema);
 }
 
 /** Running or sleeping: neither gone nor a zombie waiting for init to reap it. */
@@ -46,7 +53,7 @@ async function diesSoon(pid: number): Promise<boolean> {
 
 describe('POST /api/bash/execute_bash_command', () => {
   it('answers a BashOutput with stdout and stderr apart and the exit code', async () => {
-    const { status, body } = await execute({ command: 'echo out; echo err >&2; exit 3' });
+    const { status, body } = await output({ command: 'echo out; echo err >&2; exit 3' });
     expect(status).toBe(200);
     expect(BashOutputSchema.parse(body)).toEqual(body);
     expect(body).toMatchObject({ kind: 'BashOutput', order: 0, exit_code: 3, stdout: 'out\n', stderr: 'err\n' });
@@ -54,24 +61,24 @@ describe('POST /api/bash/execute_bash_command', () => {
   });
 
   it('runs in the workspace (created on first use), or in cwd resolved against it', async () => {
-    expect((await execute({ command: 'pwd' })).body.stdout).toBe(`${workspaceDir}\n`);
+    expect((await output({ command: 'pwd' })).body.stdout).toBe(`${workspaceDir}\n`);
     await mkdir(join(workspaceDir, 'sub'));
-    expect((await execute({ command: 'pwd', cwd: 'sub' })).body.stdout).toBe(`${join(workspaceDir, 'sub')}\n`);
-    expect((await execute({ command: 'pwd', cwd: '/' })).body.stdout).toBe('/\n');
+    expect((await output({ command: 'pwd', cwd: 'sub' })).body.stdout).toBe(`${join(workspaceDir, 'sub')}\n`);
+    expect((await output({ command: 'pwd', cwd: '/' })).body.stdout).toBe('/\n');
   });
 
   it('gives each command a fresh shell: nothing carries over', async () => {
     await execute({ command: 'cd /; export CARRIED=yes' });
-    expect((await execute({ command: 'echo "$PWD ${CARRIED:-no}"' })).body.stdout).toBe(`${workspaceDir} no\n`);
+    expect((await output({ command: 'echo "$PWD ${CARRIED:-no}"' })).body.stdout).toBe(`${workspaceDir} no\n`);
   });
 
   it('reports a command ended by a signal as 128 + the signal number', async () => {
-    expect((await execute({ command: 'kill -TERM $$' })).body.exit_code).toBe(143);
+    expect((await output({ command: 'kill -TERM $$' })).body.exit_code).toBe(143);
   });
 
   it('kills the command and what it started at the timeout, with exit code -1', async () => {
     const pidFile = join(workspaceDir, 'child.pid');
-    const { status, body } = await execute({ command: `sleep 60 & echo $! > ${pidFile}; echo started; wait`, timeout: 1 });
+    const { status, body } = await output({ command: `sleep 60 & echo $! > ${pidFile}; echo started; wait`, timeout: 1 });
     expect(status).toBe(200);
     expect(body.exit_code).toBe(-1);
     expect(body.stdout).toBe('started\n');
@@ -103,7 +110,7 @@ describe('POST /api/bash/execute_bash_command', () => {
   });
 
   it('answers once the command exits even when a background process holds its output open', async () => {
-    const { body } = await execute({ command: 'sleep 60 & echo $!' });
+    const { body } = await output({ command: 'sleep 60 & echo $!' });
     expect(body.exit_code).toBe(0);
     const pid = Number(body.stdout);
     expect(await isAlive(pid)).toBe(true);
@@ -111,9 +118,9 @@ describe('POST /api/bash/execute_bash_command', () => {
   });
 
   it('keeps the head and tail of output past the limit', async () => {
-    const { body } = await execute({ command: `head -c ${OUTPUT_LIMIT_CHARS + 5000} /dev/zero | tr '\\0' a; echo END` });
+    const { body } = await output({ command: `head -c ${OUTPUT_LIMIT_CHARS + 5000} /dev/zero | tr '\\0' a; echo END` });
     expect(body.exit_code).toBe(0);
-    const stdout: string = body.stdout;
+    const stdout = body.stdout ?? '';
     expect(stdout.length).toBeLessThan(OUTPUT_LIMIT_CHARS + 500);
     // Compared piecewise: a failing match on a megabyte string would flood the report.
     expect(stdout.startsWith('a'.repeat(OUTPUT_LIMIT_CHARS / 2))).toBe(true);
@@ -123,11 +130,11 @@ describe('POST /api/bash/execute_bash_command', () => {
 
   it('rejects bad requests with 422 HTTPValidationError', async () => {
     expect(await execute({})).toEqual({ status: 422, body: { detail: [{ loc: ['body', 'command'], msg: 'Field required', type: 'missing' }] } });
-    expect((await execute({ command: 'true', timeout: 0 })).body.detail[0].loc).toEqual(['body', 'timeout']);
+    expect((await execute({ command: 'true', timeout: 0 }, 'application/json', ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['body', 'timeout']);
     expect(await execute({ command: 'true', cwd: '/no/such/dir' })).toEqual({
       status: 422,
       body: { detail: [{ loc: ['body', 'cwd'], msg: 'No such directory: /no/such/dir', type: 'value_error' }] },
     });
-    expect((await execute('command=true', 'application/x-www-form-urlencoded')).body.detail[0].loc).toEqual(['body']);
+    expect((await execute('command=true', 'application/x-www-form-urlencoded', ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['body']);
   });
 });

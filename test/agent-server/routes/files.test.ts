@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerFileRoutes } from '../../../src/agent-server/routes/files/index.js';
 import { createApiApp } from '../../../src/http/app.js';
+import { readAnswer, ValidationErrorSchema } from '../../helpers/answer.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
 let root: string;
@@ -68,7 +69,7 @@ describe('POST /api/file/upload', () => {
 
     const wrongField = await upload(join(root, 'x.txt'), 'x', 'other');
     expect(wrongField.status).toBe(422);
-    expect(((await wrongField.json()) as any).detail[0].loc).toEqual(['body', 'file']);
+    expect((await readAnswer(wrongField, ValidationErrorSchema)).body.detail[0]?.loc).toEqual(['body', 'file']);
 
     const notMultipart = await app.request(`/api/file/upload?path=${encodeURIComponent(join(root, 'x.txt'))}`, {
       method: 'POST',
@@ -83,7 +84,7 @@ describe('POST /api/file/upload', () => {
     await writeFile(join(root, 'plain'), 'x');
     const response = await upload(join(root, 'plain', 'child.txt'), 'x');
     expect(response.status).toBe(422);
-    expect(((await response.json()) as any).detail[0].msg).toBe('A parent of the path is not a directory');
+    expect((await readAnswer(response, ValidationErrorSchema)).body.detail[0]?.msg).toBe('A parent of the path is not a directory');
   });
 });
 

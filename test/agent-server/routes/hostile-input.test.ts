@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
+import type { z } from 'zod';
 import { startRequest } from '../../helpers/agent-server.js';
+import { readAnswer, ValidationErrorSchema } from '../../helpers/answer.js';
+// After the helpers: they load @hono/zod-openapi, which must extend zod before any contract is built.
+import { BashOutputSchema } from '../../../src/contracts/agent-server/bash.js';
+import { ConversationInfoSchema } from '../../../src/contracts/agent-server/conversation-info.js';
 
 let root: string;
 let server: AgentServer;
@@ -21,9 +26,9 @@ function post(path: string, body: string, contentType = 'application/json'): Pro
   return Promise.resolve(server.app.request(path, { method: 'POST', headers: { 'content-type': contentType }, body }));
 }
 
-/** The parsed body, typed loosely: the tests check it field by field. */
-async function json(response: Response): Promise<any> {
-  return response.json();
+/** The body, checked against `schema` where a test reads its fields (see readAnswer). */
+async function json<S extends z.ZodType = z.ZodUnknown>(response: Response, schema?: S): Promise<z.output<S>> {
+  return (await readAnswer(response, schema)).body;
 }
 
 /** An answer within `ms`, or a failure naming the stall. */
@@ -67,7 +72,7 @@ describe('JSON nested thousands deep', () => {
     const lines = [JSON.stringify(event), JSON.stringify(nested).replace('"value":0', `"value":${deep(3000)}`)].join('\n');
     const response = await post(`/api/conversations/${created.id}/events/import`, lines, 'application/x-ndjson');
     expect(response.status).toBe(422);
-    expect((await json(response)).detail).toEqual([{ loc: ['body', 1], msg: 'JSON must not nest deeper than 100 levels', type: 'json_invalid' }]);
+    expect((await json(response, ValidationErrorSchema)).detail).toEqual([{ loc: ['body', 1], msg: 'JSON must not nest deeper than 100 levels', type: 'json_invalid' }]);
     expect(await (await server.app.request(`/api/conversations/${created.id}/events/count`)).json()).toBe(0);
   });
 
@@ -76,7 +81,7 @@ describe('JSON nested thousands deep', () => {
     const body = JSON.stringify(startRequest()).replace('"kind":"Agent"', `"kind":"Agent","extra":${nested}`);
     const response = await post('/api/conversations', body);
     expect(response.status).toBe(201);
-    const { id } = await json(response);
+    const { id } = await json(response, ConversationInfoSchema);
     const saved = await readFile(join(root, 'data', 'conversations', id, 'meta.json'), 'utf8');
     expect(saved.length).toBeLessThan(2 * body.length);
   });
@@ -86,7 +91,7 @@ describe('bash and files', () => {
   it('refuses a NUL byte in a command', async () => {
     const response = await post('/api/bash/execute_bash_command', JSON.stringify({ command: 'true\u0000' }));
     expect(response.status).toBe(422);
-    expect((await json(response)).detail[0]).toMatchObject({ loc: ['body', 'command'], msg: 'Must not contain NUL bytes' });
+    expect((await json(response, ValidationErrorSchema)).detail[0]).toMatchObject({ loc: ['body', 'command'], msg: 'Must not contain NUL bytes' });
   });
 
   it('answers 422 for a 300-character file name on upload and download', async () => {
@@ -95,7 +100,7 @@ describe('bash and files', () => {
     form.append('file', new Blob(['x']), 'f');
     const upload = await server.app.request(`/api/file/upload?path=${encodeURIComponent(path)}`, { method: 'POST', body: form });
     expect(upload.status).toBe(422);
-    expect((await json(upload)).detail).toEqual([{ loc: ['query', 'path'], msg: 'File name too long', type: 'value_error' }]);
+    expect((await json(upload, ValidationErrorSchema)).detail).toEqual([{ loc: ['query', 'path'], msg: 'File name too long', type: 'value_error' }]);
     const download = await server.app.request(`/api/file/download?path=${encodeURIComponent(path)}`);
     expect(download.status).toBe(422);
   });
@@ -109,7 +114,7 @@ describe('bash and files', () => {
       expect(await json(response)).toEqual({ detail: [{ loc: ['query', 'path'], msg: 'Path is not a regular file', type: 'value_error' }] });
     }
     const bash = await within(5000, post('/api/bash/execute_bash_command', JSON.stringify({ command: 'echo still here' })));
-    expect((await json(bash)).stdout).toBe('still here\n');
+    expect((await json(bash, BashOutputSchema)).stdout).toBe('still here\n');
   });
 });
 

@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { z } from 'zod';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
+import { CreatedWebhookSchema, WebhookDeliveryPageSchema } from '../../../src/sandbox-server/models/webhook.js';
+import { readAnswer, type Answer } from '../../helpers/answer.js';
 import { ensureBuilt } from '../../helpers/build.js';
 import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../../helpers/docker.js';
 import { downPort, type Receiver, startReceiver } from './receiver.js';
@@ -74,26 +78,25 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
     return { child, url };
   }
 
-  async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async function call<S extends z.ZodType = z.ZodUnknown>(url: string, method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>> {
     const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: response.status, body: await response.json() };
+    return readAnswer(await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), schema);
   }
 
   it('delivers after restart an event whose delivery had not succeeded when the process was killed', async () => {
     const port = await downPort();
     const first = await startControlPlane();
-    const hook = await call(first.url, 'POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${port}/hooks`, event_types: ['sandbox.created'] });
+    const hook = await call(first.url, 'POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${port}/hooks`, event_types: ['sandbox.created'] }, CreatedWebhookSchema);
     expect(hook.status).toBe(201);
     // An image that does not exist: the sandbox goes ERROR without a container ever being made
     // (its network is made, and removed by afterAll).
     expect((await call(first.url, 'POST', '/api/v1/sandbox-specs', { id: 'absent', image: 'sandbox-server-test/absent:none' })).status).toBe(201);
-    const sandbox = await call(first.url, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: 'absent' });
+    const sandbox = await call(first.url, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: 'absent' }, SandboxInfoSchema);
     expect(sandbox.status).toBe(200);
     await vi.waitFor(
       async () => {
-        const [delivery] = (await call(first.url, 'GET', `/api/v1/webhooks/${hook.body.id}/deliveries`)).body.items;
+        const [delivery] = (await call(first.url, 'GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, undefined, WebhookDeliveryPageSchema)).body.items;
         expect(delivery).toMatchObject({ state: 'pending', error: expect.stringContaining('ECONNREFUSED') });
       },
       { timeout: 20_000 },
@@ -107,7 +110,7 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
     expect(JSON.parse(receiver.received[0]?.body ?? '')).toMatchObject({ type: 'sandbox.created', sandbox_id: sandbox.body.id });
     await vi.waitFor(
       async () => {
-        const [delivery] = (await call(second.url, 'GET', `/api/v1/webhooks/${hook.body.id}/deliveries`)).body.items;
+        const [delivery] = (await call(second.url, 'GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, undefined, WebhookDeliveryPageSchema)).body.items;
         expect(delivery).toMatchObject({ state: 'delivered', status_code: 200 });
       },
       { timeout: 10_000 },
