@@ -64,6 +64,24 @@ describe('GET /sockets/events/:conversation_id', () => {
     }
   });
 
+  it('sends every subscriber each event as the very line stored in the log, not a rewrite of it', async () => {
+    // Spaced and ordered as JSON.stringify would never write them: a frame made by parsing and
+    // serializing again would differ from the stored line.
+    const stored = makeEvents(3).map(({ id, kind, source, timestamp }) => `{ "timestamp": "${timestamp}", "id": "${id}", "source": "${source}", "kind": "${kind}" }`);
+    const id = randomUUID();
+    const log = await server.createConversation(id, stored);
+    const subscribers = [await connect(id, { resend_all: 'true' }), await connect(id, { resend_all: 'true' })];
+    const live = makeEvents(2);
+    await log.append(live);
+    const lines: string[] = [];
+    for await (const line of log.exportLines()) lines.push(line.replace(/\n$/, ''));
+    expect(lines.slice(0, 3)).toEqual(stored);
+    for (const subscriber of subscribers) {
+      await subscriber.waitForEvents(5);
+      expect(subscriber.texts.slice(1)).toEqual(lines);
+    }
+  });
+
   it('pushes concurrent appends in append order', async () => {
     const { id, log } = await conversation();
     const client = await connect(id);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +83,8 @@ export interface StreamServer {
   url(conversationId: string, query?: Record<string, string>): string;
   /** A client of this server; `stop` cuts off any still connected. */
   connect(conversationId: string, query?: Record<string, string>, headers?: Record<string, string>): Promise<StreamClient>;
-  createConversation(conversationId: string): Promise<ObservedEventLog>;
+  /** A conversation whose log file holds `storedLines` (NDJSON text as written) before it is opened. */
+  createConversation(conversationId: string, storedLines?: string[]): Promise<ObservedEventLog>;
   stop(): Promise<void>;
 }
 
@@ -109,8 +110,10 @@ export async function startStreamServer(limits: { maxBufferedBytes?: number; slo
       clients.push(client);
       return client;
     },
-    async createConversation(conversationId) {
-      const log = new ObservedEventLog(await openEventLog(join(dir, `${conversationId}.ndjson`)));
+    async createConversation(conversationId, storedLines = []) {
+      const file = join(dir, `${conversationId}.ndjson`);
+      if (storedLines.length > 0) await writeFile(file, storedLines.map((line) => `${line}\n`).join(''));
+      const log = new ObservedEventLog(await openEventLog(file));
       source.logs.set(conversationId, log);
       return log;
     },
@@ -126,10 +129,15 @@ export async function startStreamServer(limits: { maxBufferedBytes?: number; slo
 /** A `ws` client that records every frame it gets and how it was closed. */
 export class StreamClient {
   readonly frames: StoredEvent[] = [];
+  /** Each frame's text, exactly as received. */
+  readonly texts: string[] = [];
   closed: { code: number; reason: string } | undefined;
 
   private constructor(readonly socket: WebSocket) {
-    socket.on('message', (data) => this.frames.push(JSON.parse(data.toString()) as StoredEvent));
+    socket.on('message', (data) => {
+      this.texts.push(data.toString());
+      this.frames.push(JSON.parse(data.toString()) as StoredEvent);
+    });
     socket.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
     });
