@@ -10,6 +10,7 @@ import { serve } from '@hono/node-server';
 import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../src/sandbox-server/app.js';
 import { openDatabase } from '../src/sandbox-server/db/client.js';
+import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
 import { sandboxes } from '../src/sandbox-server/db/schema.js';
 import { newSandboxId, newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
 import { searchSandboxes } from '../src/sandbox-server/services/sandboxes/search-sandboxes.js';
@@ -33,6 +34,7 @@ export async function run(): Promise<void> {
 
 async function benchOne(name: string, url: string | undefined): Promise<string[]> {
   const handle = await openDatabase(url ? { url } : {});
+  await registerConfiguredEngines(handle.db, undefined, 'unix:///var/run/docker.sock');
   try {
     await handle.db.delete(sandboxes);
     const specId = 'bench/agent-server:api';
@@ -42,10 +44,12 @@ async function benchOne(name: string, url: string | undefined): Promise<string[]
       Array.from({ length: ROWS }, (_, i) => ({
         id: newSandboxId(),
         specId,
+        engine: 'local',
         desiredState: 'RUNNING' as const,
         status: i % 3 === 0 ? ('PAUSED' as const) : ('RUNNING' as const),
         sessionApiKey: newSessionApiKey(),
         hostPorts: { AGENT_SERVER: 30_000 + i },
+        hostAddress: '127.0.0.1',
         createdAt: new Date(now - i * 1000),
       })),
     );

@@ -19,6 +19,7 @@ import Docker from 'dockerode';
 import { OCI_RUNTIMES, type OciRuntime } from '../src/contracts/sandbox.js';
 import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
+import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
 import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime } from '../src/sandbox-server/runtime/index.js';
@@ -41,6 +42,7 @@ export async function run(): Promise<void> {
   const { instanceId } = bench;
 
   const { db, close } = await openDatabase({});
+  await registerConfiguredEngines(db, undefined, 'unix:///var/run/docker.sock');
   const runtime = createDockerRuntime({ instanceId, docker });
   const reconciler = new Reconciler({ db, runtime, instanceId });
   try {
@@ -131,7 +133,7 @@ async function oursStart(db: Database, reconciler: Reconciler, specId: string): 
   const started = performance.now();
   const [row] = await db
     .insert(sandboxes)
-    .values({ id: randomBytes(12).toString('hex'), specId, desiredState: 'RUNNING', status: 'STARTING', sessionApiKey: randomBytes(16).toString('hex') })
+    .values({ id: randomBytes(12).toString('hex'), specId, engine: 'local', desiredState: 'RUNNING', status: 'STARTING', sessionApiKey: randomBytes(16).toString('hex') })
     .returning();
   reconciler.kick(row!.id);
   await until(async () => (await read(db, row!.id)).status === 'RUNNING');

@@ -19,6 +19,7 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { createSandboxServerApp } from '../src/sandbox-server/app.js';
 import { openDatabase } from '../src/sandbox-server/db/client.js';
+import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
 import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js';
 import { sandboxes } from '../src/sandbox-server/db/schema.js';
 import { ensureDefaultSandboxSpec } from '../src/sandbox-server/services/sandbox-specs/default-spec.js';
@@ -46,6 +47,7 @@ export async function run(): Promise<void> {
   const sessionApiKey = newSessionApiKey();
   const agentServer = await startAgentServer(data, sessionApiKey);
   const handle = await openDatabase({});
+  await registerConfiguredEngines(handle.db, undefined, 'unix:///var/run/docker.sock');
   const server = await (async () => {
     const specId = 'bench/agent-server:proxy';
     await ensureDefaultSandboxSpec(handle.db, specId);
@@ -53,10 +55,12 @@ export async function run(): Promise<void> {
     await handle.db.insert(sandboxes).values({
       id,
       specId,
+      engine: 'local',
       desiredState: 'RUNNING',
       status: 'RUNNING',
       sessionApiKey,
       hostPorts: { AGENT_SERVER: agentServer.port },
+      hostAddress: '127.0.0.1',
     });
     const { listener } = createSandboxServerApp({
       db: handle.db,

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
 import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
+import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
 import { sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
 import { dataVolumeNameFor } from '../src/sandbox-server/reconciler/container-request.js';
 import { holdSandbox, Reconciler } from '../src/sandbox-server/reconciler/index.js';
@@ -43,6 +44,7 @@ export async function run(): Promise<void> {
   const { instanceId, image } = bench;
 
   const { db, close } = await openDatabase({});
+  await registerConfiguredEngines(db, undefined, 'unix:///var/run/docker.sock');
   const runtime = createDockerRuntime({ instanceId, docker, copyImage: image });
   const reconciler = new Reconciler({ db, runtime, instanceId, intervalMs: 500 });
   const hold = <T>(sandboxId: string, work: () => Promise<T>) => holdSandbox({ db, kick: (id) => reconciler.kick(id) }, sandboxId, work);
@@ -51,7 +53,7 @@ export async function run(): Promise<void> {
     reconciler,
     maxRunningSandboxes: 100,
     runtimes: { default: 'runc', available: null },
-    snapshots: { runtime, hold },
+    snapshots: { runtimeOf: () => runtime, hold },
   };
   try {
     await reconciler.start();

@@ -123,7 +123,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     upgradeWebSocket,
     recordActivity: createActivityRecorder(ctx),
     targets,
-    engineAvailable: () => options.reconciler.engineAvailable?.() ?? true,
+    engineAvailable: async (sandboxId: string) => (await options.reconciler.engineAvailable?.(sandboxId)) ?? true,
   };
   const serveProxyFast = createProxyFastPath({
     checkApiKey: apiKeyChecker(options.apiKeys),

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
+import { parseDockerEngines } from './engines/engine-address.js';
 
 // This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
 // invalid level would crash there with a stack trace instead of the one-line message below.
@@ -133,6 +134,24 @@ export const CONFIG_VARIABLES = {
       .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/, 'must be 1-63 letters, digits, "_", "." or "-", starting with a letter or digit'),
     default: 'default',
     help: 'Label value that separates control planes sharing one Docker engine.',
+  }),
+  DOCKER_ENGINES: variable({
+    schema: z
+      .string()
+      .transform((value, ctx) => {
+        try {
+          return parseDockerEngines(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
+    help: 'Engines registered (or updated) at start, name=docker_url@advertise_host,... (unix://, tcp://host:port, ssh://); unset with none registered: this machine\'s engine as "local".',
+  }),
+  DOCKER_TLS_CERT_DIR: variable({
+    schema: z.string().min(1).optional(),
+    help: 'Directory with ca.pem, cert.pem and key.pem: tcp:// engines are then reached over TLS with them.',
   }),
   RECONCILE_INTERVAL_MS: variable({
     schema: integer(100),

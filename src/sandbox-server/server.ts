@@ -3,20 +3,23 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import { SANDBOX_STATUSES } from '../contracts/sandbox.js';
 import { createMetrics, createSandboxMetrics } from '../http/metrics/index.js';
 import { logger } from '../logger.js';
 import { createSandboxServerApp } from './app.js';
 import type { SandboxServerConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
-import { sandboxes } from './db/schema.js';
+import { agentServerImages } from './engines/agent-server-images.js';
+import { dockerFor } from './engines/docker-for.js';
+import { defaultDockerUrl } from './engines/engine-address.js';
+import { registerConfiguredEngines } from './engines/register-engines.js';
+import { EngineRegistry, reconcilerLease } from './engines/registry.js';
 import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { ensureAgentServerImage } from './image/index.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
-import { handOff, KICK_CHANNEL, START_TASK_CHANNEL } from './replicas/hand-off.js';
+import { WarmPoolKeeper } from './reconciler/warm-pool-keeper.js';
+import { handOff, START_TASK_CHANNEL, WARM_POOLS_CHANNEL } from './replicas/hand-off.js';
 import { LeaseKeeper } from './replicas/lease-keeper.js';
 import { registerLeaseMetrics } from './replicas/lease-metrics.js';
 import { chooseDefaultRuntime } from './runtime/default-runtime.js';
@@ -29,8 +32,9 @@ import { countWarmPools } from './services/sandboxes/count-warm-pools.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
 export interface SandboxServerDependencies {
+  /** The runtime of every engine (tests run one fake engine); default: Docker at each engine's URL. */
   runtime: SandboxRuntime;
-  /** Makes the agent-server image exist (building it on first use). */
+  /** Makes the agent-server image exist on an engine (building it on first use, or copying it). */
   ensureImage(): Promise<unknown>;
   /** How the reconciler asks a sandbox's agent-server whether it is up; default GET /alive. */
   checkAlive: ReconcilerOptions['checkAlive'];
@@ -55,8 +59,11 @@ const RETENTION_SWEEP_MS = 60 * 60 * 1000;
  * holding it is replaced within this plus one renewal interval.
  */
 const LEASE_TTL_MS = 6_000;
-/** One engine today, so one reconciler and one lease; a fleet will have one per engine. */
-const RECONCILER_LEASE = 'reconciler/local';
+/**
+ * The replica-wide jobs run by one replica at a time: app-conversation start tasks and the warm
+ * pools' top-ups (one planner for all engines). Each engine's reconciler has a lease of its own.
+ */
+const CONTROL_PLANE_LEASE = 'control-plane';
 
 /** In-flight requests get this long to finish on shutdown before their connections are cut. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -72,10 +79,56 @@ export async function startSandboxServer(
       ? { url: config.DATABASE_URL, queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 }
       : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
-  const runtime =
-    dependencies.runtime ??
-    createDockerRuntime({ instanceId: config.SANDBOX_SERVER_INSTANCE, networkPool: config.SANDBOX_NETWORK_POOL, copyImage: config.AGENT_SERVER_IMAGE });
-  const availableRuntimes = await runtime.runtimes().catch(() => null);
+  await registerConfiguredEngines(database.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env));
+  // PGlite is this process's alone, so a restart after a crash takes the leases back at once rather
+  // than waiting out the ones the dead process held.
+  const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+  const metrics = createMetrics();
+  const sandboxMetrics = createSandboxMetrics(metrics.registry);
+  sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
+  sandboxMetrics.setVersionCounts(() => countSandboxesByAgentServerVersion(database.db));
+  sandboxMetrics.setWarmPoolCounts(() => countWarmPools(database.db));
+  const images = agentServerImages({
+    tag: config.AGENT_SERVER_IMAGE,
+    baseImage: config.SANDBOX_BASE_IMAGE,
+    dockerOf: (row) => dockerFor(row, config.DOCKER_TLS_CERT_DIR),
+    log,
+  });
+  const engines = new EngineRegistry({
+    db: database.db,
+    listen: database.listen,
+    replica,
+    leaseTtlMs: LEASE_TTL_MS,
+    log,
+    runtimeFor: (row) =>
+      dependencies.runtime ??
+      createDockerRuntime({
+        instanceId: config.SANDBOX_SERVER_INSTANCE,
+        networkPool: config.SANDBOX_NETWORK_POOL,
+        copyImage: config.AGENT_SERVER_IMAGE,
+        docker: dockerFor(row, config.DOCKER_TLS_CERT_DIR),
+        publishHost: row.advertiseHost,
+      }),
+    reconcilerFor: (row, runtime) =>
+      new Reconciler({
+        metrics: sandboxMetrics,
+        checkAlive: dependencies.checkAlive,
+        db: database.db,
+        engine: row.name,
+        advertiseHost: row.advertiseHost,
+        runtime,
+        instanceId: config.SANDBOX_SERVER_INSTANCE,
+        intervalMs: config.RECONCILE_INTERVAL_MS,
+        orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
+        startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
+      }),
+    prepare: async (row) => {
+      await (dependencies.ensureImage ? dependencies.ensureImage() : images.ensureOn(row));
+    },
+  });
+  await engines.sync();
+  const [firstEngine] = engines.handles();
+  const availableRuntimes = firstEngine ? await firstEngine.runtime.runtimes().catch(() => null) : null;
   const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, availableRuntimes);
   if (defaultRuntime.warning) log.warn(defaultRuntime.warning);
   // The host's firewall is the Docker runtime's business; a runtime passed in (tests) has none.
@@ -94,14 +147,6 @@ export async function startSandboxServer(
     config.SANDBOX_WARM_POOL,
   );
 
-  const ensureImage =
-    dependencies.ensureImage ??
-    (() =>
-      ensureAgentServerImage({
-        baseImage: config.SANDBOX_BASE_IMAGE,
-        tag: config.AGENT_SERVER_IMAGE,
-        onProgress: (line) => log.info({ image: config.AGENT_SERVER_IMAGE }, line),
-      }));
   const events = new EventFeed();
   await events.listen(database.listen);
   const stopRetention = keepEventsFor({
@@ -117,47 +162,37 @@ export async function startSandboxServer(
     timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000,
     retry: { firstRetryMs: config.WEBHOOK_FIRST_RETRY_SECONDS * 1000 },
   });
-  const metrics = createMetrics();
-  const sandboxMetrics = createSandboxMetrics(metrics.registry);
-  sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
-  sandboxMetrics.setVersionCounts(() => countSandboxesByAgentServerVersion(database.db));
-  sandboxMetrics.setWarmPoolCounts(() => countWarmPools(database.db));
-  const reconciler = new Reconciler({
-    metrics: sandboxMetrics,
-    checkAlive: dependencies.checkAlive,
+  const warmPools = new WarmPoolKeeper({
     db: database.db,
-    runtime,
-    instanceId: config.SANDBOX_SERVER_INSTANCE,
+    imageId: (image) => engines.imageId(image),
+    cap: config.MAX_WARM_SANDBOXES,
     intervalMs: config.RECONCILE_INTERVAL_MS,
-    orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
-    startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
-    warmPools: { cap: config.MAX_WARM_SANDBOXES },
+    kick: (sandboxId) => engines.kick(sandboxId),
+    log,
   });
-  // Every replica serves the API and the proxy; only the lease holder reconciles and runs start
-  // tasks. The others hand it their kicks and tasks over NOTIFY.
-  // PGlite is this process's alone, so a restart after a crash takes the lease back at once rather
-  // than waiting out the one the dead process held.
-  const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
-  let reconcilerLease: LeaseKeeper | undefined;
-  const leading = () => reconcilerLease?.held === true;
-  const kick = (sandboxId?: string) => (leading() ? reconciler.kick(sandboxId) : handOff(database.db, KICK_CHANNEL, sandboxId ?? '', log));
+  // Every replica serves the API and the proxy. Each engine's reconciler runs in the replica holding
+  // its lease, and the replica-wide jobs in the one holding CONTROL_PLANE_LEASE; the others hand
+  // them kicks, top-ups and start tasks over NOTIFY.
+  let controlPlaneLease: LeaseKeeper | undefined;
+  const leading = () => controlPlaneLease?.held === true;
   const { listener, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,
     reconciler: {
-      kick,
-      // Handed off as a kick of everything: the holder's full pass tops the pools up too.
-      refillWarmPools: () => (leading() ? reconciler.refillWarmPools() : handOff(database.db, KICK_CHANNEL, '', log)),
-      onSandboxWritten: (listener) => reconciler.onSandboxWritten(listener),
-      // Only the replica that reconciles watches the engine; the others take it to be there.
-      engineAvailable: () => reconciler.engineAvailable(),
+      kick: (sandboxId) => engines.kick(sandboxId),
+      refillWarmPools: () => (leading() ? warmPools.refill() : handOff(database.db, WARM_POOLS_CHANNEL, '', log)),
+      onSandboxWritten: (listener) => engines.onSandboxWritten(listener),
+      engineAvailable: (sandboxId) => engines.engineAvailable(sandboxId),
     },
     handOffStartTask: (taskId) => handOff(database.db, START_TASK_CHANNEL, taskId, log),
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
-    // Held in the database, so that the replica reconciling honours it whichever replica snapshots.
-    snapshots: { runtime, hold: (sandboxId, work) => holdSandbox({ db: database.db, kick }, sandboxId, work) },
+    // Held in the database, so that the reconciler of the sandbox's engine honours it whichever replica snapshots.
+    snapshots: {
+      runtimeOf: (engine) => engines.runtimeOf(engine),
+      hold: (sandboxId, work) => holdSandbox({ db: database.db, kick: (id) => engines.kick(id) }, sandboxId, work),
+    },
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,
     countWarmPoolClaim: (specId, hit) => sandboxMetrics.countWarmPoolClaim(specId, hit),
@@ -168,32 +203,35 @@ export async function startSandboxServer(
     },
   });
 
-  reconcilerLease = new LeaseKeeper({
+  controlPlaneLease = new LeaseKeeper({
     db: database.db,
-    name: RECONCILER_LEASE,
+    name: CONTROL_PLANE_LEASE,
     holder: replica,
     ttlMs: LEASE_TTL_MS,
     log,
-    // Start tasks left unfinished, by a previous run or the previous holder, carry on once sandboxes
-    // can be converged.
+    // Start tasks left unfinished, by a previous run or the previous holder, carry on.
     onAcquired: async () => {
-      await reconciler.start();
+      warmPools.start();
       await startTasks.start();
     },
     onLost: async () => {
       await startTasks.stop();
-      await reconciler.stop();
+      await warmPools.stop();
     },
   });
-  registerLeaseMetrics(metrics.registry, { [RECONCILER_LEASE]: reconcilerLease });
-  // A notification without payload follows a reconnection of the listener: look at everything.
-  const unlistenKicks = await database.listen(KICK_CHANNEL, (sandboxId) => {
-    if (leading()) reconciler.kick(sandboxId || undefined);
-  });
+  const controlPlane = controlPlaneLease;
+  registerLeaseMetrics(metrics.registry, () => ({
+    [CONTROL_PLANE_LEASE]: controlPlane,
+    ...Object.fromEntries(engines.handles().map((handle) => [reconcilerLease(handle.row.name), handle.lease])),
+  }));
+  // A notification without payload follows a reconnection of the listener: look at every task.
   const unlistenStartTasks = await database.listen(START_TASK_CHANNEL, (taskId) => {
     if (!leading()) return;
     if (taskId) startTasks.enqueue(taskId);
     else startTasks.start().catch((err: unknown) => log.error({ err }, 'app conversation start tasks failed to resume'));
+  });
+  const unlistenWarmPools = await database.listen(WARM_POOLS_CHANNEL, () => {
+    if (leading()) warmPools.refill();
   });
 
   let server: Server;
@@ -202,8 +240,9 @@ export async function startSandboxServer(
   } catch (error) {
     stopRetention();
     await events.close();
-    await unlistenKicks();
     await unlistenStartTasks();
+    await unlistenWarmPools();
+    await engines.stop();
     await database.close();
     throw error;
   }
@@ -225,29 +264,24 @@ export async function startSandboxServer(
     'sandbox-server listening',
   );
 
-  // Requests are answered while the image builds; sandboxes asked for meanwhile are created by the
-  // reconciler's first pass, once the image exists and this replica holds the lease. A failed build
-  // is logged, and the reconciler runs anyway so that pauses and deletes still take effect.
-  let closing = false;
-  void ensureImage()
-    .then((outcome) => log.info({ image: config.AGENT_SERVER_IMAGE, outcome }, 'agent-server image ready'))
-    .catch((err: unknown) => log.error({ err, image: config.AGENT_SERVER_IMAGE }, 'agent-server image is not available; sandboxes cannot start'))
-    .then(() => (closing ? undefined : reconcilerLease.start()))
-    .catch((err: unknown) => log.error({ err }, 'reconciler lease could not be sought'));
+  // Requests are answered while images build; sandboxes asked for meanwhile are created by their
+  // engine's reconciler, which starts once the image is on that engine (see agentServerImages). A
+  // failed build is logged, and the reconciler runs anyway so that pauses and deletes still take effect.
+  await engines.start();
+  void controlPlaneLease.start().catch((err: unknown) => log.error({ err }, 'control-plane lease could not be sought'));
 
   return {
     url,
     async close() {
-      closing = true;
       stopRetention();
       // Event streams never end by themselves: ending them lets the requests in flight drain.
       await events.close();
       await stopListening(server);
-      // Stops the reconciler and the start tasks, and gives the lease up for another replica. A
-      // build still running is not waited for; the lease is then never sought.
-      await reconcilerLease.stop();
-      await unlistenKicks();
+      // Stops the reconcilers and the replica-wide jobs, and gives the leases up for other replicas.
+      await controlPlaneLease.stop();
+      await engines.stop();
       await unlistenStartTasks();
+      await unlistenWarmPools();
       await webhooks.stop();
       await database.close();
       log.info('sandbox-server stopped');

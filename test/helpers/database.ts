@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { type DatabaseHandle, openDatabase } from '../../src/sandbox-server/db/client.js';
+import { registerConfiguredEngines } from '../../src/sandbox-server/engines/register-engines.js';
 
 export type TestDriver = 'pglite' | 'postgres';
 
@@ -24,11 +25,18 @@ export function testServerAddress(): { host: string; port: number } {
 }
 
 /**
- * A fresh, migrated database of its own: PGlite in memory, or a new `test_<random>` database on
+ * A fresh, migrated database of its own, with the engine `local` registered as a control plane
+ * without DOCKER_ENGINES registers it: PGlite in memory, or a new `test_<random>` database on
  * the DATABASE_URL server, dropped again by `close()`. `viaPort` reaches that server through
  * another port of this machine (a proxy of the test's); `queryTimeoutMs` is the client's deadline.
  */
 export async function openTestDatabase(driver: TestDriver, options: { viaPort?: number; queryTimeoutMs?: number } = {}): Promise<DatabaseHandle> {
+  const handle = await openFreshDatabase(driver, options);
+  await registerConfiguredEngines(handle.db, undefined, 'unix:///var/run/docker.sock');
+  return handle;
+}
+
+async function openFreshDatabase(driver: TestDriver, options: { viaPort?: number; queryTimeoutMs?: number }): Promise<DatabaseHandle> {
   if (driver === 'pglite') return openDatabase({});
   const database = await createTestDatabase();
   const url = new URL(database.url);

@@ -1,15 +1,39 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { ENGINE_HEALTHS, ENGINE_STATES } from '../../contracts/engine.js';
 import { DESIRED_STATES, OCI_RUNTIMES, SANDBOX_NETWORKS, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 import { DELIVERY_STATES } from '../../contracts/webhook.js';
 
-/** A port the sandbox's image listens on, published on 127.0.0.1 under `name` (AGENT_SERVER, ...). */
+/** A port the sandbox's image listens on, published on its engine's advertise host under `name` (AGENT_SERVER, ...). */
 export interface ExposedPort {
   name: string;
   container_port: number;
 }
+
+/**
+ * The Docker engines sandboxes run on. `state` is intent (written by the API: cordon, drain);
+ * `health` is observed, written only by the engine's reconciler (null until it first looks).
+ */
+export const engines = pgTable('engines', {
+  name: text('name').primaryKey(),
+  /** unix:///path, tcp://host:port or ssh://user@host, as dockerode takes them. */
+  dockerUrl: text('docker_url').notNull(),
+  /** Where the engine publishes sandbox ports and where clients and the proxy reach them. */
+  advertiseHost: text('advertise_host').notNull(),
+  /** Live sandboxes (warm-pool members included) placed on it, at most; null for no limit. */
+  maxSandboxes: integer('max_sandboxes'),
+  /** Matched by the `engine_labels` constraints of specs. */
+  labels: jsonb('labels').$type<Record<string, string>>().notNull().default({}),
+  state: text('state', { enum: ENGINE_STATES }).notNull().default('ACTIVE'),
+  health: text('health', { enum: ENGINE_HEALTHS }),
+  healthDetail: text('health_detail'),
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export type EngineRow = typeof engines.$inferSelect;
 
 /** Templates sandboxes are started from. The default one runs our agent-server image. */
 export const sandboxSpecs = pgTable('sandbox_specs', {
@@ -32,6 +56,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   ttlSeconds: integer('ttl_seconds'),
   /** Resume a paused sandbox when it is accessed through the proxy. */
   resumeOnAccess: boolean('resume_on_access').notNull().default(true),
+  /** Labels an engine must carry (all of them, same values) to run this spec's sandboxes (our extension). */
+  engineLabels: jsonb('engine_labels').$type<Record<string, string>>().notNull().default({}),
   /** How many ready sandboxes the reconciler keeps for this spec, for starts to claim (our extension). */
   warmPoolSize: integer('warm_pool_size').notNull().default(0),
   /**
@@ -63,14 +89,20 @@ export const sandboxes = pgTable(
     specId: text('spec_id')
       .notNull()
       .references(() => sandboxSpecs.id),
+    /** The engine it was placed on; it stays there. */
+    engine: text('engine')
+      .notNull()
+      .references(() => engines.name),
     createdByUserId: text('created_by_user_id'),
     desiredState: text('desired_state', { enum: DESIRED_STATES }).notNull(),
     status: text('status', { enum: SANDBOX_STATUSES }).notNull(),
     statusDetail: text('status_detail'),
     sessionApiKey: text('session_api_key').notNull(),
     containerId: text('container_id'),
-    /** name -> host port on 127.0.0.1, read back from docker inspect. */
+    /** name -> host port on `hostAddress`, read back from docker inspect. */
     hostPorts: jsonb('host_ports').$type<Record<string, number> | null>(),
+    /** Where its ports are published: its engine's advertise host, as the reconciler last published them. */
+    hostAddress: text('host_address'),
     /**
      * Resuming an ERROR or MISSING sandbox raises this (with a new session key); the reconciler then
      * replaces the sandbox's containers (its data volume stays) and records it in observedGeneration.
@@ -101,6 +133,7 @@ export const sandboxes = pgTable(
     index('sandboxes_created_at_idx').on(t.createdAt, t.id),
     index('sandboxes_live_idx').on(t.status).where(sql`${t.deletedAt} IS NULL`),
     index('sandboxes_snapshot_idx').on(t.snapshotId).where(sql`${t.snapshotId} IS NOT NULL`),
+    index('sandboxes_engine_live_idx').on(t.engine).where(sql`${t.deletedAt} IS NULL`),
   ],
 );
 
@@ -119,12 +152,16 @@ export const snapshots = pgTable(
     specId: text('spec_id')
       .notNull()
       .references(() => sandboxSpecs.id),
+    /** The engine holding its image and volume: sandboxes started from it run there. */
+    engine: text('engine')
+      .notNull()
+      .references(() => engines.name),
     image: text('image').notNull(),
     volume: text('volume').notNull(),
     sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [index('snapshots_created_at_idx').on(t.createdAt, t.id), index('snapshots_sandbox_idx').on(t.sandboxId), index('snapshots_spec_idx').on(t.specId)],
+  (t) => [index('snapshots_created_at_idx').on(t.createdAt, t.id), index('snapshots_sandbox_idx').on(t.sandboxId), index('snapshots_spec_idx').on(t.specId), index('snapshots_engine_idx').on(t.engine)],
 );
 
 export type SnapshotRow = typeof snapshots.$inferSelect;

@@ -1,1 +1,2 @@
 export { type AgentServerImageOptions, buildAgentServerImage, ensureAgentServerImage } from './build.js';
+export { copyImage } from './copy.js';

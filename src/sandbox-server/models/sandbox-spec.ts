@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { OCI_RUNTIMES, SANDBOX_NETWORKS } from '../../contracts/sandbox.js';
+import { EngineLabelsSchema } from './engine.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 export const ExposedPortSchema = z
@@ -32,6 +33,9 @@ export const SandboxSpecInfoSchema = z
     ttl_seconds: z.number().int().nullable(),
     resume_on_access: z.boolean(),
     warm_pool_size: z.number().int().openapi({ description: 'Ready sandboxes kept for starts to claim (our extension)' }),
+    engine_labels: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'Labels an engine must carry, all with these values, to run its sandboxes (our extension)' }),
     warm_pool_ready: z
       .number()
       .int()
@@ -93,6 +97,8 @@ export const CreateSandboxSpecRequestSchema = z
     resume_on_access: z.boolean().default(true),
     /** Our extension: ready sandboxes kept for starts to claim; they count toward MAX_WARM_SANDBOXES, not MAX_RUNNING_SANDBOXES. */
     warm_pool_size: z.number().int().min(0).max(MAX_WARM_POOL_SIZE).default(0),
+    /** Our extension: its sandboxes are placed only on engines carrying all these labels. */
+    engine_labels: EngineLabelsSchema.default({}),
   })
   .strict()
   .openapi('CreateSandboxSpecRequest');

@@ -30,6 +30,8 @@ export const SandboxInfoSchema = z
      * hash of what its image was built from), or null for an image the control plane did not build.
      */
     agent_server_version: z.string().nullable(),
+    /** Our extension: the engine the sandbox was placed on (GET /api/v1/engines); it stays there. */
+    engine: z.string(),
   })
   .openapi('SandboxInfo');
 export type SandboxInfo = z.infer<typeof SandboxInfoSchema>;

@@ -8,6 +8,8 @@ export const SnapshotInfoSchema = z
     /** The sandbox it was taken of (it may since have been deleted). */
     sandbox_id: z.string(),
     sandbox_spec_id: z.string(),
+    /** Our extension: the engine holding it; sandboxes started from it run there. */
+    engine: z.string(),
     /** Bytes the snapshot holds of its own: the container's changed files plus its data volume. */
     size_bytes: z.number().int(),
     created_at: z.string().openapi({ format: 'date-time' }),

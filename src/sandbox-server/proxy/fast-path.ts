@@ -26,7 +26,8 @@ export interface ProxyFastPathOptions {
   allowedHosts: readonly string[];
   targets: TargetCache;
   recordActivity(sandboxId: string): void;
-  engineAvailable(): boolean;
+  /** Whether the sandbox's engine answers: an unreachable sandbox is then a 503, not a 502. */
+  engineAvailable(sandboxId: string): Promise<boolean>;
   metrics: Metrics;
   logger?: Logger;
 }
@@ -86,7 +87,7 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
         incoming.once('error', () => res.destroy());
       },
     );
-    outgoing.once('error', (error) => {
+    outgoing.once('error', async (error) => {
       if (res.destroyed) return;
       if (res.headersSent) {
         res.destroy();
@@ -94,9 +95,9 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
       }
       // Unreachable: the container may have gone or moved; the next request looks it up again.
       options.targets.forget(sandboxId);
-      const failure: DomainError = options.engineAvailable()
-        ? new UpstreamError(`Agent server unreachable: ${error.message}`)
-        : engineAway(sandboxId);
+      const available = await options.engineAvailable(sandboxId).catch(() => true);
+      if (res.destroyed || res.headersSent) return;
+      const failure: DomainError = available ? new UpstreamError(`Agent server unreachable: ${error.message}`) : engineAway(sandboxId);
       const { status, body, headers: errorHeaders } = domainErrorAnswer(failure);
       res.writeHead(status, { ...errorHeaders, 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });
       res.end(JSON.stringify(body));

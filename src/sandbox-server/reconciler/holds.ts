@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import { UnavailableError } from '../../errors/index.js';
 import type { Database } from '../db/client.js';
-import { sandboxHolds } from '../db/schema.js';
+import { sandboxes, sandboxHolds } from '../db/schema.js';
 
 export interface HoldOptions {
   db: Database;
@@ -84,15 +84,24 @@ async function holdAcknowledged(db: Database, sandboxId: string, holder: string)
 }
 
 /**
- * The reconciler's side, at the start of each pass: the sandboxes held now (among `only`, or all of
- * them), whose holds it acknowledges. The pass, and every later one, leaves them alone.
+ * The reconciler's side, at the start of each pass: the sandboxes of its engine held now (among
+ * `only`, or all of them), whose holds it acknowledges. The pass, and every later one, leaves them
+ * alone. Only the reconciler of the sandbox's engine may acknowledge: another engine's passes do not
+ * touch it, and must not let the holder start while its own reconciler's pass is under way.
  */
-export async function acknowledgeHolds(db: Database, only?: ReadonlySet<string>): Promise<Set<string>> {
+export async function acknowledgeHolds(db: Database, engine: string, only?: ReadonlySet<string>): Promise<Set<string>> {
   if (only?.size === 0) return new Set();
+  const onEngine = db.select({ id: sandboxes.id }).from(sandboxes).where(eq(sandboxes.engine, engine));
   const held = await db
     .update(sandboxHolds)
     .set({ acknowledgedAt: sql`coalesce(${sandboxHolds.acknowledgedAt}, now())` })
-    .where(and(gt(sandboxHolds.expiresAt, sql`now()`), only ? inArray(sandboxHolds.sandboxId, [...only]) : undefined))
+    .where(
+      and(
+        gt(sandboxHolds.expiresAt, sql`now()`),
+        inArray(sandboxHolds.sandboxId, onEngine),
+        only ? inArray(sandboxHolds.sandboxId, [...only]) : undefined,
+      ),
+    )
     .returning({ sandboxId: sandboxHolds.sandboxId });
   return new Set(held.map((row) => row.sandboxId));
 }

@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { LOCAL_ENGINE } from '../../contracts/engine.js';
 import type { Database } from '../db/client.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs, snapshots } from '../db/schema.js';
 import type { SandboxMetrics } from '../../http/metrics/index.js';
@@ -19,11 +20,14 @@ import { createLimiter, forEachLimited } from './limit.js';
 import { OrphanSweeper } from './orphans.js';
 import { applyPolicies } from './policies.js';
 import { reconcileSandbox, type SandboxPassContext } from './reconcile-sandbox.js';
-import { maintainWarmPools, type WarmPoolContext } from './warm-pools.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface ReconcilerOptions {
   db: Database;
+  /** The engine this reconciler converges: only sandboxes and snapshots placed on it are its own. Default `local`. */
+  engine?: string;
+  /** Where that engine publishes sandbox ports. Default 127.0.0.1. */
+  advertiseHost?: string;
   runtime: SandboxRuntime;
   /** Only containers carrying this instance label are ours (the runtime filters by it). */
   instanceId: string;
@@ -39,8 +43,6 @@ export interface ReconcilerOptions {
   metrics?: SandboxMetrics;
   /** A running sandbox whose agent-server does not answer /alive for this long is ERROR. Default 300 s. */
   startTimeoutMs?: number;
-  /** Keeps each spec's warm pool filled; without it no pool is kept. */
-  warmPools?: { cap: number };
 }
 
 /**
@@ -66,11 +68,9 @@ const BACKOFF = { baseMs: 500, maxMs: 30_000 };
  */
 const ENGINE_SHUTDOWN_WINDOW_MS = 30_000;
 
-/** The queue's key for a pass over every sandbox (plus policies, warm pools and orphans). */
+/** The queue's key for a pass over every sandbox (plus policies and orphans). */
 const EVERY_SANDBOX = Symbol('every sandbox');
-/** The queue's key for topping up the warm pools (after a claim), and a pass over what that changed. */
-const WARM_POOLS = Symbol('warm pools');
-type WorkKey = string | typeof EVERY_SANDBOX | typeof WARM_POOLS;
+type WorkKey = string | typeof EVERY_SANDBOX;
 
 interface RowWithSpec {
   row: SandboxRow;
@@ -78,20 +78,20 @@ interface RowWithSpec {
 }
 
 /**
- * Converges every live sandbox row toward its desired state. Passes never overlap: kicks, runtime
+ * Converges every live sandbox row of one engine toward its desired state. Passes never overlap: kicks, runtime
  * events, requeues and the interval only add keys to the work queue, and one pass at a time takes
  * every ready key. Creates run in the background (they are the slow step), remembered in
  * CreatesInFlight until a listing shows them.
  */
 export class Reconciler {
   private readonly db: Database;
+  private readonly engine: string;
   private readonly runtime: SandboxRuntime;
   private readonly intervalMs: number;
   private readonly log: Logger;
   private readonly metrics: SandboxMetrics | undefined;
   /** What every pass hands reconcileSandbox; the same for each, so built once. */
   private readonly passContext: SandboxPassContext;
-  private readonly warmPools: WarmPoolContext | undefined;
 
   private readonly queue: WorkQueue<WorkKey>;
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
@@ -114,9 +114,10 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.db = options.db;
+    this.engine = options.engine ?? LOCAL_ENGINE;
     this.runtime = limitRuntime(options.runtime, createLimiter(CREATE_CONCURRENCY), createLimiter(CHANGE_CONCURRENCY));
     this.intervalMs = options.intervalMs ?? 5_000;
-    this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId });
+    this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId, engine: this.engine });
     this.metrics = options.metrics;
     const checkAlive = options.checkAlive ?? checkAgentServerAlive;
     this.aliveProbes = new AliveProbes(checkAlive, (sandboxId) => this.kick(sandboxId));
@@ -124,6 +125,7 @@ export class Reconciler {
       db: this.db,
       runtime: this.runtime,
       checkAlive,
+      advertiseHost: options.advertiseHost ?? '127.0.0.1',
       startCreate: (request) => this.startCreate(request),
       dataMountPath: options.dataMountPath ?? '/data',
       startTimeoutMs: options.startTimeoutMs ?? 300_000,
@@ -133,7 +135,6 @@ export class Reconciler {
         if (!this.stopped) this.aliveProbes.probe(sandboxId, url, sessionApiKey);
       },
     };
-    this.warmPools = options.warmPools && { db: this.db, runtime: this.runtime, ...options.warmPools };
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
     this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log);
   }
@@ -155,12 +156,6 @@ export class Reconciler {
   kick(sandboxId?: string): void {
     if (this.stopped) return;
     this.queue.add(sandboxId ?? EVERY_SANDBOX);
-  }
-
-  /** Asks for the warm pools to be topped up soon, without a pass over every sandbox. */
-  refillWarmPools(): void {
-    if (this.stopped) return;
-    this.queue.add(WARM_POOLS);
   }
 
   /**
@@ -204,7 +199,7 @@ export class Reconciler {
 
   /** One full pass over every live sandbox, plus policies and orphans. Throws if it cannot observe. */
   reconcileOnce(): Promise<void> {
-    return this.exclusive(() => this.pass(undefined, true));
+    return this.exclusive(() => this.pass(undefined));
   }
 
   private exclusive(run: () => Promise<void>): Promise<void> {
@@ -236,9 +231,8 @@ export class Reconciler {
         if (keys.length === 0) break;
         const every = keys.includes(EVERY_SANDBOX);
         const only = every ? undefined : new Set(keys.filter((key): key is string => typeof key === 'string'));
-        const pools = every || keys.includes(WARM_POOLS);
         try {
-          await this.exclusive(() => this.pass(only, pools));
+          await this.exclusive(() => this.pass(only));
           this.queue.forget(EVERY_SANDBOX);
         } catch (error) {
           this.passFailed(error);
@@ -257,13 +251,13 @@ export class Reconciler {
     this.log.warn({ err: error, retryInMs: delay }, 'reconcile pass failed');
   }
 
-  private async pass(requested: Set<string> | undefined, pools: boolean): Promise<void> {
+  private async pass(requested: Set<string> | undefined): Promise<void> {
     // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
     const engineLostAt = this.engineLostAt;
-    let only = engineLostAt === undefined ? requested : undefined;
+    const only = engineLostAt === undefined ? requested : undefined;
     // First, so that a holder waits for no engine call: a hold (holds.ts) acknowledged here is
     // honoured by this pass and every later one.
-    const held = await acknowledgeHolds(this.db, only);
+    const held = await acknowledgeHolds(this.db, this.engine, only);
     // List before reading rows: every container or network listed was created from a row committed
     // earlier, so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
@@ -272,10 +266,6 @@ export class Reconciler {
     const networks = only ? [] : await this.runtime.listNetworks();
     const copies = only ? [] : await this.runtime.listVolumeCopies();
     const unusedVolumes = only ? [] : await this.runtime.listUnusedVolumes();
-    if (pools && this.warmPools) {
-      const changed = await maintainWarmPools(this.warmPools);
-      if (only) only = new Set([...only, ...changed]);
-    }
     const entries = await this.loadRows(only);
     if (!only) await this.applyPolicies(entries);
 
@@ -314,7 +304,7 @@ export class Reconciler {
   private async sweepSnapshots(): Promise<void> {
     try {
       const observed = await this.runtime.listSnapshots();
-      const rows = await this.db.select({ id: snapshots.id }).from(snapshots);
+      const rows = await this.db.select({ id: snapshots.id }).from(snapshots).where(eq(snapshots.engine, this.engine));
       await this.orphans.sweepSnapshots(observed, new Set(rows.map((row) => row.id)), Date.now());
     } catch (error) {
       this.log.warn({ err: error }, 'could not sweep snapshots');
@@ -368,7 +358,7 @@ export class Reconciler {
 
   private async loadRows(only: Set<string> | undefined): Promise<RowWithSpec[]> {
     if (only?.size === 0) return [];
-    const live = isNull(sandboxes.deletedAt);
+    const live = and(eq(sandboxes.engine, this.engine), isNull(sandboxes.deletedAt));
     const rows = await this.db
       .select({ row: sandboxes, spec: sandboxSpecs })
       .from(sandboxes)

@@ -25,6 +25,8 @@ export interface SandboxPassContext {
   db: Database;
   runtime: SandboxRuntime;
   checkAlive: (url: string, sessionApiKey: string) => Promise<boolean>;
+  /** Where the engine publishes ports (its advertise host): health checks go there, and the row records it. */
+  advertiseHost: string;
   /** Starts a create in the background; its outcome reaches a later pass through CreateView. */
   startCreate: (request: ContainerRequest) => void;
   dataMountPath: string;
@@ -60,7 +62,7 @@ const LOG_LINE_MAX_CHARS = 300;
 /** The observed columns of a row, the only ones the reconciler writes. */
 type Observed = Pick<
   SandboxRow,
-  'status' | 'statusDetail' | 'containerId' | 'hostPorts' | 'deletedAt' | 'observedGeneration' | 'agentServerVersion'
+  'status' | 'statusDetail' | 'containerId' | 'hostPorts' | 'hostAddress' | 'deletedAt' | 'observedGeneration' | 'agentServerVersion'
 >;
 
 /**
@@ -156,11 +158,13 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
     failure,
     retrying: retryable?.message ?? null,
   });
+  const hostPorts = container && Object.keys(container.hostPorts).length > 0 ? container.hostPorts : null;
   await writeIfChanged(ctx, row, {
     status,
     statusDetail: detail,
     containerId: restarted ? null : (container?.containerId ?? create.landedContainerId ?? row.containerId),
-    hostPorts: container && Object.keys(container.hostPorts).length > 0 ? container.hostPorts : null,
+    hostPorts,
+    hostAddress: hostPorts ? ctx.advertiseHost : null,
     deletedAt: finished ? new Date() : null,
     observedGeneration: restarted ? row.restartGeneration : row.observedGeneration,
     agentServerVersion: container ? container.agentServerVersion : row.agentServerVersion,
@@ -217,7 +221,7 @@ async function isAlive(
   if (!spec?.exposedPorts.some((port) => port.name === AGENT_SERVER_PORT_NAME)) return true;
   const hostPort = container.hostPorts[AGENT_SERVER_PORT_NAME];
   if (hostPort === undefined) return false;
-  const url = `http://127.0.0.1:${hostPort}`;
+  const url = `http://${ctx.advertiseHost}:${hostPort}`;
   const alive = await ctx.checkAlive(url, row.sessionApiKey);
   if (!alive) ctx.notAliveYet(row.id, url, row.sessionApiKey);
   return alive;
@@ -235,6 +239,7 @@ async function writeIfChanged(ctx: SandboxPassContext, row: SandboxRow, next: Ob
     row.observedGeneration === next.observedGeneration &&
     row.agentServerVersion === next.agentServerVersion &&
     sameHostPorts(row.hostPorts, next.hostPorts) &&
+    row.hostAddress === next.hostAddress &&
     (row.deletedAt === null) === (next.deletedAt === null);
   if (unchanged) return;
   const event = statusEvent(row, next);

@@ -1,25 +1,30 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { sandboxes, sandboxSpecs } from '../db/schema.js';
-import type { SandboxRuntime } from '../runtime/runtime.js';
+import { UnavailableError } from '../../errors/index.js';
+import type { Logger } from '../../logger.js';
 import { insertSandbox } from '../services/sandboxes/insert-sandbox.js';
 import { newSandboxId } from '../services/sandboxes/new-ids.js';
+import { placeSandbox } from '../services/sandboxes/place-sandbox.js';
 import { warmPoolFingerprint } from '../warm-pool/fingerprint.js';
 import { planWarmPools, type WarmPoolWant } from './warm-pool-plan.js';
 
 export interface WarmPoolContext {
   db: Database;
-  runtime: SandboxRuntime;
+  /** The id of the image a tag names now, on the engines (copies keep their id); null when absent. */
+  imageId(image: string): Promise<string | null>;
   /** Unclaimed members across all pools, at most (MAX_WARM_SANDBOXES). */
   cap: number;
+  log: Logger;
 }
 
 /**
  * Brings every spec's warm pool back to its size: records each pool's current fingerprint on its
  * spec (starts claim only members carrying it), wants stale, failed and surplus members DELETED, and adds
- * new member rows. Members are ordinary sandbox rows wanted RUNNING, so the passes that follow
- * create, start and check them exactly as any sandbox. Returns the ids it changed or added, for
- * the pass to look at.
+ * new member rows, each placed on an engine like any new sandbox (none fitting: the member waits
+ * for a later top-up). Members are ordinary sandbox rows wanted RUNNING, so their engines'
+ * reconcilers create, start and check them exactly as any sandbox. Returns the ids it changed or
+ * added, for the caller to kick.
  */
 export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]> {
   const specs = await ctx.db
@@ -30,7 +35,7 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
   const wants: WarmPoolWant[] = [];
   const images = new Map<string, string | null>();
   for (const spec of specs) {
-    if (!images.has(spec.image)) images.set(spec.image, await ctx.runtime.imageId(spec.image));
+    if (!images.has(spec.image)) images.set(spec.image, await ctx.imageId(spec.image));
     wants.push({ specId: spec.id, size: spec.warmPoolSize, fingerprint: warmPoolFingerprint(spec, images.get(spec.image) ?? null) });
   }
   const fingerprintOf = new Map(wants.map((want) => [want.specId, want.fingerprint]));
@@ -61,11 +66,25 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
       .returning({ id: sandboxes.id });
     changed.push(...retired.map((row) => row.id));
   }
-  for (const specId of plan.add) changed.push(await addMember(ctx.db, specId, fingerprintOf.get(specId) ?? ''));
+  const labelsOf = new Map(specs.map((spec) => [spec.id, spec.engineLabels]));
+  const unplaced = new Map<string, string>();
+  for (const specId of plan.add) {
+    if (unplaced.has(specId)) continue;
+    try {
+      changed.push(await addMember(ctx.db, specId, fingerprintOf.get(specId) ?? '', labelsOf.get(specId) ?? {}));
+    } catch (error) {
+      if (!(error instanceof UnavailableError)) throw error;
+      unplaced.set(specId, error.message);
+    }
+  }
+  for (const [specId, why] of unplaced) ctx.log.warn({ specId, why }, 'warm-pool members wait for an engine that can take them');
   return changed;
 }
 
-async function addMember(db: Database, specId: string, fingerprint: string): Promise<string> {
-  const row = await db.transaction((tx) => insertSandbox(tx, { id: newSandboxId(), specId, poolFingerprint: fingerprint }, 'warm-pool member'));
+async function addMember(db: Database, specId: string, fingerprint: string, constraints: Record<string, string>): Promise<string> {
+  const row = await db.transaction(async (tx) => {
+    const engine = await placeSandbox(tx, constraints);
+    return insertSandbox(tx, { id: newSandboxId(), specId, engine, poolFingerprint: fingerprint }, 'warm-pool member');
+  });
   return row.id;
 }

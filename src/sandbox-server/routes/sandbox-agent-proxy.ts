@@ -47,10 +47,10 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
 
   app.all(PROXY_ROUTE, async (c) => {
     const { id } = parsePath(ProxyParamsSchema, { id: c.req.param('id') });
-    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS }).catch((error: unknown) => {
+    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS }).catch(async (error: unknown) => {
       // An engine shutting down stops its containers first: the failed state seen meanwhile is
       // the engine's doing, and the reconciler restores the sandbox when the engine returns.
-      if (error instanceof ConflictError && !deps.engineAvailable()) throw engineAway(id);
+      if (error instanceof ConflictError && !(await deps.engineAvailable(id))) throw engineAway(id);
       throw error;
     });
     deps.recordActivity(id);
@@ -66,7 +66,7 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
       if (!(error instanceof UpstreamError)) throw error;
       // Unreachable: the container may have gone or moved; the next request looks it up again.
       deps.targets.forget(id);
-      if (!deps.engineAvailable()) throw engineAway(id);
+      if (!(await deps.engineAvailable(id))) throw engineAway(id);
       throw error;
     }
   });

@@ -34,6 +34,11 @@ export interface DockerRuntimeOptions {
   readRoutes?: () => Promise<string>;
   /** The trusted image whose `cp` copies data volumes for snapshots (the agent-server image). */
   copyImage?: string;
+  /**
+   * The host address sandbox ports are published on (the engine's advertise host); 127.0.0.1 by
+   * default. Engines sharing one machine each publish on their own loopback address.
+   */
+  publishHost?: string;
 }
 
 export const DEFAULT_NETWORK_POOL = '10.213.0.0/16';
@@ -52,6 +57,7 @@ const SUBNET_ATTEMPTS = 8;
 export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRuntime {
   const docker = options.docker ?? new Docker();
   const { instanceId } = options;
+  const publishHost = options.publishHost ?? '127.0.0.1';
   const log = logger.child({ component: 'docker-runtime' });
   const pool = networkPoolOf(options.networkPool ?? DEFAULT_NETWORK_POOL);
   const readRoutes = options.readRoutes ?? (() => readFile('/proc/net/route', 'utf8').catch(() => ''));
@@ -107,7 +113,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
 
   async function inspect(containerId: string): Promise<ContainerObservation | undefined> {
     try {
-      return observationFromInspect(await docker.getContainer(containerId).inspect());
+      return observationFromInspect(await docker.getContainer(containerId).inspect(), publishHost);
     } catch (error) {
       if (statusCodeOf(error) === 404) return undefined;
       throw toRuntimeError(error, 'inspect');
@@ -166,7 +172,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       throw new RuntimeError(`container name ${name} is taken by a container this control plane does not own`, true);
     }
     if (info.State.Status === 'created') await start(info.Id, request.secretFiles, info.State.Status);
-    return (await inspect(info.Id)) ?? observationFromInspect(info);
+    return (await inspect(info.Id)) ?? observationFromInspect(info, publishHost);
   }
 
   return {
@@ -193,7 +199,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       const networkId = await ensureNetwork(request);
       let containerId: string;
       try {
-        const container = await docker.createContainer(createOptionsFor(request, instanceId, networkId));
+        const container = await docker.createContainer(createOptionsFor(request, instanceId, networkId, publishHost));
         containerId = container.id;
       } catch (error) {
         if (statusCodeOf(error) === 409) return adoptByName(request);
@@ -287,7 +293,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       // Only a stopped container's OOMKilled flag changes what we report, and stopped containers
       // are few: one inspect each tells why they stopped.
       return Promise.all(
-        containers.map(observationFromListing).map(async (observation) =>
+        containers.map((info) => observationFromListing(info, publishHost)).map(async (observation) =>
           observation.state === 'exited' ? ((await inspect(observation.containerId)) ?? observation) : observation,
         ),
       );
@@ -372,7 +378,7 @@ export function containerNameFor(sandboxId: string): string {
   return `sandbox-server-${sandboxId}`;
 }
 
-function createOptionsFor(request: ContainerRequest, instanceId: string, networkId: string): Docker.ContainerCreateOptions {
+function createOptionsFor(request: ContainerRequest, instanceId: string, networkId: string, publishHost: string): Docker.ContainerCreateOptions {
   const labels: Record<string, string> = {
     [LABEL_SANDBOX_ID]: request.sandboxId,
     [LABEL_SPEC_ID]: request.specId,
@@ -383,8 +389,9 @@ function createOptionsFor(request: ContainerRequest, instanceId: string, network
   for (const port of request.exposedPorts) {
     labels[`${LABEL_PORT_PREFIX}${port.name}`] = String(port.container_port);
     exposedPorts[`${port.container_port}/tcp`] = {};
-    // Loopback only, and HostPort empty so the engine picks a free port atomically.
-    portBindings[`${port.container_port}/tcp`] = [{ HostIp: '127.0.0.1', HostPort: '' }];
+    // The engine's advertise host only (loopback by default), and HostPort empty so the engine
+    // picks a free port atomically.
+    portBindings[`${port.container_port}/tcp`] = [{ HostIp: publishHost, HostPort: '' }];
   }
   return {
     name: containerNameFor(request.sandboxId),
@@ -420,12 +427,12 @@ function createOptionsFor(request: ContainerRequest, instanceId: string, network
   };
 }
 
-function observationFromInspect(info: Docker.ContainerInspectInfo): ContainerObservation {
+function observationFromInspect(info: Docker.ContainerInspectInfo, publishHost: string): ContainerObservation {
   const labels = info.Config.Labels ?? {};
   const state = containerStateOf(info.State.Status);
   const hostPorts: Record<string, number> = {};
   for (const [name, containerPort] of namedPortsOf(labels)) {
-    const binding = info.NetworkSettings.Ports?.[`${containerPort}/tcp`]?.find((b) => b.HostIp === '127.0.0.1');
+    const binding = info.NetworkSettings.Ports?.[`${containerPort}/tcp`]?.find((b) => b.HostIp === publishHost);
     if (binding?.HostPort) hostPorts[name] = Number(binding.HostPort);
   }
   return {
@@ -440,11 +447,11 @@ function observationFromInspect(info: Docker.ContainerInspectInfo): ContainerObs
   };
 }
 
-function observationFromListing(info: Docker.ContainerInfo): ContainerObservation {
+function observationFromListing(info: Docker.ContainerInfo, publishHost: string): ContainerObservation {
   const state = containerStateOf(info.State);
   const hostPorts: Record<string, number> = {};
   for (const [name, containerPort] of namedPortsOf(info.Labels)) {
-    const port = info.Ports.find((p) => p.PrivatePort === containerPort && p.IP === '127.0.0.1' && p.PublicPort);
+    const port = info.Ports.find((p) => p.PrivatePort === containerPort && p.IP === publishHost && p.PublicPort);
     if (port) hostPorts[name] = port.PublicPort;
   }
   return {

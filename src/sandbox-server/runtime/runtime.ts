@@ -31,7 +31,7 @@ export interface ContainerObservation {
   exitCode: number | null;
   /** The kernel killed a process of the container at its memory limit (Docker's OOMKilled). */
   oomKilled: boolean;
-  /** container port name -> host port on 127.0.0.1 */
+  /** container port name -> host port on the engine's advertise host */
   hostPorts: Record<string, number>;
   /** The LABEL_AGENT_SERVER_VERSION of its image; null for images we did not build. */
   agentServerVersion: string | null;

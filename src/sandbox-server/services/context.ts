@@ -9,8 +9,8 @@ export interface ReconcilerKick {
   refillWarmPools?(): void;
   /** Calls `listener` after each write of a sandbox's observed state. Returns an unsubscribe function. */
   onSandboxWritten?(listener: (sandboxId: string) => void): () => void;
-  /** Whether the container engine answers, as the reconciler last found; absent means it does. */
-  engineAvailable?(): boolean;
+  /** Whether the engine of the sandbox answers, as its reconciler last found; absent means it does. */
+  engineAvailable?(sandboxId: string): boolean | Promise<boolean>;
 }
 
 /** Everything a service verb may use; built once by the app. */
@@ -38,7 +38,8 @@ export interface ServiceContext {
  * reconciler's passes off the sandbox meanwhile, so that nothing unpauses or removes it halfway.
  */
 export interface SnapshotEngine {
-  runtime: Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'removeVolume'>;
+  /** The runtime of the engine a sandbox or snapshot is on. */
+  runtimeOf(engine: string): Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'removeVolume'>;
   hold<T>(sandboxId: string, work: () => Promise<T>): Promise<T>;
 }
 

@@ -9,6 +9,8 @@ import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sand
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
 import { readAnswer, type Answer } from '../../helpers/answer.js';
+import { WarmPoolKeeper } from '../../../src/sandbox-server/reconciler/warm-pool-keeper.js';
+import { logger } from '../../../src/logger.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';
 import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
@@ -88,6 +90,7 @@ export async function openHarness(
   const runtime = withAgentServerPorts(fake, (sandboxId) => routes.get(sandboxId) ?? agentListening.port);
 
   let reconciler: Reconciler;
+  let warmPools: WarmPoolKeeper;
   let sandboxServer: SandboxServerApp;
   let server: ServerType;
   let events: EventFeed;
@@ -101,16 +104,30 @@ export async function openHarness(
       runtime,
       instanceId: 'app-conversations-test',
       intervalMs: 200,
-      warmPools: { cap: options.maxWarmSandboxes ?? 10 },
     });
+    const running = reconciler;
+    warmPools = new WarmPoolKeeper({
+      db: handle.db,
+      imageId: (image) => runtime.imageId(image),
+      cap: options.maxWarmSandboxes ?? 10,
+      intervalMs: 200,
+      kick: (sandboxId) => running.kick(sandboxId),
+      log: logger.child({ test: 'warm-pools' }),
+    });
+    const pools = warmPools;
     sandboxServer = createSandboxServerApp({
       db: handle.db,
-      reconciler,
+      reconciler: {
+        kick: (sandboxId) => running.kick(sandboxId),
+        refillWarmPools: () => pools.refill(),
+        onSandboxWritten: (listener) => running.onSandboxWritten(listener),
+        engineAvailable: () => running.engineAvailable(),
+      },
       countWarmPoolClaim: (specId, hit) => warmPoolClaims.push({ specId, hit }),
       apiKeys: [API_KEY],
       maxRunningSandboxes: 50,
       events,
-      snapshots: { runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => reconciler.kick(id) }, sandboxId, work) },
+      snapshots: { runtimeOf: () => runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => running.kick(id) }, sandboxId, work) },
       appConversations: {
         llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
@@ -123,6 +140,7 @@ export async function openHarness(
     sandboxServer.injectWebSocket(server);
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await reconciler.start();
+    warmPools.start();
     await sandboxServer.startTasks.start();
   }
 
@@ -131,6 +149,7 @@ export async function openHarness(
     await closeServer(server);
     await sandboxServer.startTasks.stop();
     afterTasksStopped?.();
+    await warmPools.stop();
     await reconciler.stop();
   }
 

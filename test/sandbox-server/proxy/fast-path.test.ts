@@ -65,7 +65,7 @@ describe('proxy fast path', () => {
       allowedHosts: [],
       targets,
       recordActivity: (id) => activity.push(id),
-      engineAvailable: () => engineUp,
+      engineAvailable: async () => engineUp,
       metrics,
       logger,
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../../../src/sandbox-server/db/client.js';
+import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
+import { openTestDatabase } from '../../helpers/database.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../../src/sandbox-server/runtime/index.js';
@@ -17,7 +18,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
   const reconcilers: Reconciler[] = [];
 
   beforeAll(async () => {
-    handle = await openDatabase({});
+    handle = await openTestDatabase('pglite');
     spec = await insertSpec(handle.db, { image: TEST_BASE_IMAGE, command: ALIVE_SERVER_COMMAND, cpus: 1, memoryMb: 256, pidsLimit: 256 });
   });
   afterEach(async () => {

@@ -24,6 +24,7 @@ export async function insertSandbox(db: Database, specId: string, values: Partia
     .values({
       id: randomUUID(),
       specId,
+      engine: 'local',
       desiredState: 'RUNNING',
       status: 'STARTING',
       sessionApiKey: randomBytes(16).toString('hex'),

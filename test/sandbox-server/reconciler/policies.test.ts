@@ -23,6 +23,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     resumeOnAccess: true,
     warmPoolSize: 0,
     warmPoolFingerprint: null,
+    engineLabels: {},
     isDefault: false,
     createdAt: ago(10_000),
     deletedAt: null,
@@ -34,6 +35,7 @@ function row(overrides: Partial<SandboxRow>): SandboxRow {
   return {
     id: 'sb',
     specId: 'spec',
+    engine: 'local',
     createdByUserId: null,
     desiredState: 'RUNNING',
     status: 'RUNNING',
@@ -41,6 +43,7 @@ function row(overrides: Partial<SandboxRow>): SandboxRow {
     sessionApiKey: 'key',
     containerId: 'c',
     hostPorts: null,
+    hostAddress: null,
     restartGeneration: 0,
     snapshotId: null,
     image: null,

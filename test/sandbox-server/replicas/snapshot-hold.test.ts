@@ -36,7 +36,7 @@ describe.each(testDrivers)('a snapshot taken through a replica that does not rec
       apiKeys: [API_KEY],
       maxRunningSandboxes: 10,
       events,
-      snapshots: { runtime: fake, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => leader.kick(id) }, sandboxId, work) },
+      snapshots: { runtimeOf: () => fake, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => leader.kick(id) }, sandboxId, work) },
     });
     try {
       const spec = await insertSpec(handle.db);

@@ -25,6 +25,7 @@ const DEFAULT_SPEC = {
   resume_on_access: true,
   warm_pool_size: 0,
   warm_pool_ready: 0,
+  engine_labels: {},
   is_default: true,
 };
 
@@ -145,6 +146,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         ttl_seconds: 86_400,
         resume_on_access: false,
         warm_pool_size: 3,
+        engine_labels: { zone: 'a', 'example.com/gpu': 'none' },
       };
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);
@@ -179,6 +181,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         [{ image: 'x', memory_mb: 1.5 }, [{ loc: ['body', 'memory_mb'], msg: 'Invalid input: expected int, received number', type: 'int_type' }]],
         [{ image: 'x', warm_pool_size: -1 }, [{ loc: ['body', 'warm_pool_size'], msg: 'Too small: expected number to be >=0', type: 'greater_than_equal' }]],
         [{ image: 'x', warm_pool_size: 101 }, [{ loc: ['body', 'warm_pool_size'], msg: 'Too big: expected number to be <=100', type: 'less_than_equal' }]],
+        [{ image: 'x', engine_labels: { 'a b': 'c' } }, [{ loc: ['body', 'engine_labels', 'a b'], msg: 'must be 1-63 letters, digits, ".", "_", "/" or "-", starting with a letter or digit', type: 'value_error' }]],
         [{ image: 'x', cpus: 0 }, [{ loc: ['body', 'cpus'], msg: 'Too small: expected number to be >=0.01', type: 'greater_than_equal' }]],
         [
           { image: 'x', exposed_ports: [{ name: 'A', container_port: 1 }, { name: 'A', container_port: 2 }] },

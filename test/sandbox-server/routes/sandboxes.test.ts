@@ -28,7 +28,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
 
   /** Plays the reconciler: the container runs and its agent-server answered. */
   async function markRunning(id: string, hostPorts: Record<string, number>): Promise<void> {
-    await t.handle.db.update(sandboxes).set({ status: 'RUNNING', hostPorts, containerId: `container-${id}` }).where(eq(sandboxes.id, id));
+    await t.handle.db.update(sandboxes).set({ status: 'RUNNING', hostPorts, hostAddress: '127.0.0.1', containerId: `container-${id}` }).where(eq(sandboxes.id, id));
   }
 
   describe('POST /api/v1/sandboxes', () => {
@@ -46,6 +46,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
         exposed_urls: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         agent_server_version: null,
+        engine: 'local',
       });
       const [row] = await t.handle.db.select().from(sandboxes).where(eq(sandboxes.id, body.id));
       expect(row?.desiredState).toBe('RUNNING');

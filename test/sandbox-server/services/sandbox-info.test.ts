@@ -5,6 +5,7 @@ import { toSandboxInfo } from '../../../src/sandbox-server/services/sandboxes/sa
 const row: SandboxRow = {
   id: 'abc',
   specId: 'spec',
+  engine: 'local',
   createdByUserId: null,
   desiredState: 'RUNNING',
   status: 'STARTING',
@@ -12,6 +13,7 @@ const row: SandboxRow = {
   sessionApiKey: 'secret-key',
   containerId: null,
   hostPorts: null,
+  hostAddress: null,
   restartGeneration: 0,
   snapshotId: null,
   image: null,
@@ -38,17 +40,25 @@ describe('toSandboxInfo', () => {
         exposed_urls: null,
         created_at: '2030-01-01T00:00:00.123Z',
         agent_server_version: '0.1.0+0123456789ab',
+        engine: 'local',
       });
     }
   });
 
-  it('gives the key and one URL per published port, by name, while RUNNING', () => {
-    const info = toSandboxInfo({ ...row, status: 'RUNNING', createdByUserId: 'u1', hostPorts: { WORKER_1: 4002, AGENT_SERVER: 4000, VSCODE: 4001 } });
-    expect(info).toMatchObject({ status: 'RUNNING', created_by_user_id: 'u1', session_api_key: 'secret-key' });
+  it('gives the key and one URL per published port, by name, on its engine\'s advertise host, while RUNNING', () => {
+    const info = toSandboxInfo({
+      ...row,
+      status: 'RUNNING',
+      createdByUserId: 'u1',
+      engine: 'e1',
+      hostAddress: '127.0.0.2',
+      hostPorts: { WORKER_1: 4002, AGENT_SERVER: 4000, VSCODE: 4001 },
+    });
+    expect(info).toMatchObject({ status: 'RUNNING', created_by_user_id: 'u1', session_api_key: 'secret-key', engine: 'e1' });
     expect(info.exposed_urls).toEqual([
-      { name: 'AGENT_SERVER', url: 'http://127.0.0.1:4000', port: 4000 },
-      { name: 'VSCODE', url: 'http://127.0.0.1:4001', port: 4001 },
-      { name: 'WORKER_1', url: 'http://127.0.0.1:4002', port: 4002 },
+      { name: 'AGENT_SERVER', url: 'http://127.0.0.2:4000', port: 4000 },
+      { name: 'VSCODE', url: 'http://127.0.0.2:4001', port: 4001 },
+      { name: 'WORKER_1', url: 'http://127.0.0.2:4002', port: 4002 },
     ]);
   });
 

@@ -24,7 +24,7 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
       reconciler: { kick: () => undefined },
       maxRunningSandboxes: 1000,
       runtimes: { default: 'runc', available: null },
-      snapshots: { runtime: createFakeRuntime(), hold: (_sandboxId, work) => work() },
+      snapshots: { runtimeOf: () => createFakeRuntime(), hold: (_sandboxId, work) => work() },
       nextSandboxChange: () => events.nextChange(),
     };
   });
@@ -39,7 +39,7 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
     // A poll far beyond the test's own timeout: only the event can end this wait in time.
     const waited = waitForAgentServer(ctx, row.id, { resume: 'never', timeoutMs: 600_000, pollMs: 600_000 });
     await handle.db.transaction(async (tx) => {
-      await tx.update(sandboxes).set({ status: 'RUNNING', hostPorts: { AGENT_SERVER: 41234 } }).where(eq(sandboxes.id, row.id));
+      await tx.update(sandboxes).set({ status: 'RUNNING', hostPorts: { AGENT_SERVER: 41234 }, hostAddress: '127.0.0.1' }).where(eq(sandboxes.id, row.id));
       await recordEvent(tx, {
         type: 'sandbox.running',
         subjectKind: 'sandbox',

@@ -27,7 +27,7 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
       maxRunningSandboxes: 1000,
       runtimes: { default: 'runc', available: null },
       countWarmPoolClaim: (specId, hit) => void claims.push({ specId, hit }),
-      snapshots: { runtime: createFakeRuntime(), hold: (_sandboxId, work) => work() },
+      snapshots: { runtimeOf: () => createFakeRuntime(), hold: (_sandboxId, work) => work() },
     };
   });
   afterAll(() => handle?.close());
@@ -47,10 +47,12 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
     await handle.db.insert(sandboxes).values({
       id,
       specId: SPEC,
+      engine: 'local',
       desiredState: 'RUNNING',
       status: 'RUNNING',
       sessionApiKey: `key-${id}`,
       hostPorts: { AGENT_SERVER: 40_000 },
+      hostAddress: '127.0.0.1',
       poolFingerprint: FINGERPRINT,
       createdAt: new Date('2030-01-01T00:00:00Z'),
       ...overrides,

@@ -13,8 +13,8 @@ export interface AppConversationRouteDeps {
   recordActivity(sandboxId: string): void;
   /** Agent-server targets the proxy resolved, kept in memory. */
   targets: TargetCache;
-  /** Whether the container engine answers (the reconciler's view): an unreachable sandbox is then a 503, not a 502. */
-  engineAvailable(): boolean;
+  /** Whether the sandbox's engine answers (its reconciler's view): an unreachable sandbox is then a 503, not a 502. */
+  engineAvailable(sandboxId: string): Promise<boolean>;
 }
 
 export type AppConversationRouteRegistrar = (app: OpenAPIHono, deps: AppConversationRouteDeps) => void;

@@ -36,6 +36,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     ttlSeconds: input.ttl_seconds,
     resumeOnAccess: input.resume_on_access,
     warmPoolSize: input.warm_pool_size,
+    engineLabels: input.engine_labels,
     isDefault: false,
   };
   const [row] = await ctx.db

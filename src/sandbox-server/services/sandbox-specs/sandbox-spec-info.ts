@@ -23,6 +23,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
     resume_on_access: row.resumeOnAccess,
     warm_pool_size: row.warmPoolSize,
     warm_pool_ready: warmPoolReady,
+    engine_labels: row.engineLabels,
     is_default: row.isDefault,
   };
 }

@@ -5,6 +5,6 @@ import type { AgentServerTarget } from '../../proxy/forward-http.js';
 /** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
 export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
   const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
-  if (row.status !== 'RUNNING' || port === undefined) return null;
-  return { baseUrl: `http://127.0.0.1:${port}`, sessionApiKey: row.sessionApiKey };
+  if (row.status !== 'RUNNING' || port === undefined || row.hostAddress === null) return null;
+  return { baseUrl: `http://${row.hostAddress}:${port}`, sessionApiKey: row.sessionApiKey };
 }

@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
-import { type SandboxRow, sandboxes } from '../../db/schema.js';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or } from 'drizzle-orm';
+import { engines, type SandboxRow, sandboxes } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { Transaction } from '../context.js';
 
@@ -14,7 +14,7 @@ export interface ClaimInput {
  * Hands one ready member of the spec's warm pool to the caller, or returns null when none is ready.
  * One statement picks and takes it: the member is locked with SKIP LOCKED, so a concurrent claim
  * takes another member (or none) instead of waiting for this one, and the update re-checks that it
- * is still unclaimed. From then on it is an ordinary sandbox: visible, counted against the running
+ * is still unclaimed. Members on an UNREACHABLE engine are passed over. From then on it is an ordinary sandbox: visible, counted against the running
  * limit, subject to its spec's idle and TTL rules from now (its creation time is the claim's).
  * The `sandbox.claimed` event commits with the claim.
  */
@@ -22,9 +22,12 @@ export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Prom
   const ready = tx
     .select({ id: sandboxes.id })
     .from(sandboxes)
+    .innerJoin(engines, eq(engines.name, sandboxes.engine))
     .where(
       and(
         eq(sandboxes.specId, input.specId),
+        // A member whose engine stopped answering looks RUNNING still, but would not answer.
+        or(isNull(engines.health), ne(engines.health, 'UNREACHABLE')),
         eq(sandboxes.poolFingerprint, input.fingerprint),
         eq(sandboxes.status, 'RUNNING'),
         eq(sandboxes.desiredState, 'RUNNING'),
@@ -33,7 +36,7 @@ export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Prom
     )
     .orderBy(asc(sandboxes.createdAt), asc(sandboxes.id))
     .limit(1)
-    .for('update', { skipLocked: true });
+    .for('update', { of: sandboxes, skipLocked: true });
   const now = new Date();
   const [row] = await tx
     .update(sandboxes)

@@ -6,7 +6,7 @@ import { newSessionApiKey } from './new-ids.js';
 /** What differs between new sandboxes; the rest (wanted RUNNING, status STARTING, a fresh session key) is common. */
 export type NewSandboxValues = Pick<
   typeof sandboxes.$inferInsert,
-  'id' | 'specId' | 'snapshotId' | 'image' | 'createdByUserId' | 'poolFingerprint'
+  'id' | 'specId' | 'engine' | 'snapshotId' | 'image' | 'createdByUserId' | 'poolFingerprint'
 >;
 
 /**

@@ -14,14 +14,15 @@ export function toSandboxInfo(row: SandboxRow): SandboxInfo {
     status: row.status,
     status_detail: row.status === 'ERROR' || row.status === 'MISSING' ? row.statusDetail : null,
     session_api_key: running ? row.sessionApiKey : null,
-    exposed_urls: running && row.hostPorts ? exposedUrls(row.hostPorts) : null,
+    exposed_urls: running && row.hostPorts && row.hostAddress ? exposedUrls(row.hostAddress, row.hostPorts) : null,
     created_at: row.createdAt.toISOString(),
     agent_server_version: row.agentServerVersion,
+    engine: row.engine,
   };
 }
 
-function exposedUrls(hostPorts: Record<string, number>): NonNullable<SandboxInfo['exposed_urls']> {
+function exposedUrls(host: string, hostPorts: Record<string, number>): NonNullable<SandboxInfo['exposed_urls']> {
   return Object.entries(hostPorts)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, port]) => ({ name, url: `http://127.0.0.1:${port}`, port }));
+    .map(([name, port]) => ({ name, url: `http://${host}:${port}`, port }));
 }

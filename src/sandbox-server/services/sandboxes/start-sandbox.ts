@@ -8,6 +8,7 @@ import { onEngine } from '../snapshots/engine-error.js';
 import { claimWarmSandbox } from './claim-warm-sandbox.js';
 import { insertSandbox } from './insert-sandbox.js';
 import { newSandboxId } from './new-ids.js';
+import { placeSandbox } from './place-sandbox.js';
 import { lockRunningLimit, makeRoomForOneMore } from './running-limit.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
@@ -21,9 +22,10 @@ export interface StartSandboxInput {
 
 /**
  * Hands out a ready member of the spec's warm pool (status RUNNING, with its session key and URLs)
- * when there is one and no snapshot is asked for; otherwise records a new sandbox wanted RUNNING
- * and returns it at once (status STARTING), and the reconciler creates the container. Unknown
- * spec: 404, nothing written.
+ * when there is one and no snapshot is asked for; otherwise places a new sandbox on an engine
+ * (place-sandbox.ts: 503 when none can take it), records it wanted RUNNING and returns it at once
+ * (status STARTING), and its engine's reconciler creates the container. Unknown spec: 404, nothing
+ * written.
  *
  * From a snapshot, the new sandbox's data volume is first copied from the snapshot's (so the
  * agent-server finds the same conversations and event ids at start), then the row is written with
@@ -41,12 +43,12 @@ export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput
       throw validationError('body', ['sandbox_spec_id'], `differs from the snapshot's sandbox spec ${snapshot.specId}`);
     }
     const from = snapshot;
-    await onEngine('Copying the snapshot', () => ctx.snapshots.runtime.restoreVolume(from, { sandboxId: id, name: dataVolumeNameFor(id) }));
+    await onEngine('Copying the snapshot', () => ctx.snapshots.runtimeOf(from.engine).restoreVolume(from, { sandboxId: id, name: dataVolumeNameFor(id) }));
   }
   try {
     return await claimOrInsert(ctx, id, { ...input, specId: snapshot?.specId ?? input.specId }, snapshot);
   } catch (error) {
-    if (snapshot) await ctx.snapshots.runtime.removeVolume(dataVolumeNameFor(id)).catch(() => undefined);
+    if (snapshot) await ctx.snapshots.runtimeOf(snapshot.engine).removeVolume(dataVolumeNameFor(id)).catch(() => undefined);
     throw error;
   }
 }
@@ -62,7 +64,12 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
     // FOR SHARE holds off a concurrent delete of the spec until this sandbox is committed, so the
     // delete then sees it and refuses.
     const [spec] = await tx
-      .select({ id: sandboxSpecs.id, warmPoolSize: sandboxSpecs.warmPoolSize, warmPoolFingerprint: sandboxSpecs.warmPoolFingerprint })
+      .select({
+        id: sandboxSpecs.id,
+        warmPoolSize: sandboxSpecs.warmPoolSize,
+        warmPoolFingerprint: sandboxSpecs.warmPoolFingerprint,
+        engineLabels: sandboxSpecs.engineLabels,
+      })
       .from(sandboxSpecs)
       .where(
         and(
@@ -80,9 +87,11 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
       ? await claimWarmSandbox(tx, { specId: spec.id, fingerprint, createdByUserId: input.createdByUserId ?? null })
       : null;
     if (claimed) return { row: claimed, paused, pooled };
+    // From a snapshot, on the engine holding its volume copy; otherwise wherever placement says.
+    const engine = await placeSandbox(tx, spec.engineLabels, snapshot?.engine);
     const row = await insertSandbox(
       tx,
-      { id, specId: spec.id, snapshotId: snapshot?.id ?? null, image: snapshot?.image ?? null, createdByUserId: input.createdByUserId ?? null },
+      { id, specId: spec.id, engine, snapshotId: snapshot?.id ?? null, image: snapshot?.image ?? null, createdByUserId: input.createdByUserId ?? null },
       null,
     );
     return { row, paused, pooled };

@@ -5,6 +5,6 @@ const refuse = (): Promise<never> => Promise.reject(new UnavailableError('Snapsh
 
 /** The snapshot engine of an app built without a container runtime (tests of the API alone). */
 export const NO_SNAPSHOT_ENGINE: SnapshotEngine = {
-  runtime: { snapshot: refuse, restoreVolume: refuse, removeSnapshot: refuse, removeVolume: refuse },
+  runtimeOf: () => ({ snapshot: refuse, restoreVolume: refuse, removeSnapshot: refuse, removeVolume: refuse }),
   hold: (_sandboxId, work) => work(),
 };

@@ -34,7 +34,7 @@ export async function deleteSnapshotRows(tx: Transaction, rows: readonly Snapsho
 export async function removeSnapshotArtifacts(engine: SnapshotEngine, rows: readonly SnapshotRow[], log: Logger): Promise<void> {
   for (const row of rows) {
     try {
-      await engine.runtime.removeSnapshot(row);
+      await engine.runtimeOf(row.engine).removeSnapshot(row);
     } catch (error) {
       log.warn({ snapshotId: row.id, err: error }, 'could not remove a deleted snapshot yet; the sweep will');
     }

@@ -7,6 +7,7 @@ export function toSnapshotInfo(row: SnapshotRow): SnapshotInfo {
     name: row.name,
     sandbox_id: row.sandboxId,
     sandbox_spec_id: row.specId,
+    engine: row.engine,
     size_bytes: row.sizeBytes,
     created_at: row.createdAt.toISOString(),
   };

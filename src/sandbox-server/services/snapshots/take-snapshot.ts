@@ -30,7 +30,7 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
     if (!snapshotable) throw new ConflictError(`Sandbox is ${sandbox.status}; only a RUNNING or PAUSED sandbox can be snapshotted`);
     const id = newSandboxId();
     const artifacts = await onEngine('Snapshot', () =>
-      ctx.snapshots.runtime.snapshot({
+      ctx.snapshots.runtimeOf(sandbox.engine).snapshot({
         snapshotId: id,
         sandboxId: sandbox.id,
         specId: sandbox.specId,
@@ -42,7 +42,7 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
       return await ctx.db.transaction(async (tx) => {
         const [row] = await tx
           .insert(snapshots)
-          .values({ id, name: input.name ?? null, sandboxId: sandbox.id, specId: sandbox.specId, ...artifacts })
+          .values({ id, name: input.name ?? null, sandboxId: sandbox.id, specId: sandbox.specId, engine: sandbox.engine, ...artifacts })
           .returning();
         if (!row) throw new Error('insert returned no row');
         await recordEvent(tx, {
@@ -58,7 +58,7 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
       });
     } catch (error) {
       // Unclaimed, they would be swept anyway; removing them now frees the space at once.
-      await ctx.snapshots.runtime.removeSnapshot(artifacts).catch(() => undefined);
+      await ctx.snapshots.runtimeOf(sandbox.engine).removeSnapshot(artifacts).catch(() => undefined);
       throw error;
     }
   });

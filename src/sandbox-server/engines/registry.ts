@@ -1,0 +1,219 @@
+import { asc, eq } from 'drizzle-orm';
+import { UnavailableError } from '../../errors/index.js';
+import type { Logger } from '../../logger.js';
+import type { Database, Listen } from '../db/client.js';
+import { type EngineRow, engines, sandboxes } from '../db/schema.js';
+import type { Reconciler } from '../reconciler/index.js';
+import { ENGINES_CHANNEL, handOff, KICK_CHANNEL } from '../replicas/hand-off.js';
+import { LeaseKeeper } from '../replicas/lease-keeper.js';
+import type { SandboxRuntime } from '../runtime/runtime.js';
+
+/** One registered engine as this replica drives it: its runtime, its reconciler, and the lease that says whether this replica runs that reconciler. */
+export interface EngineHandle {
+  row: EngineRow;
+  runtime: SandboxRuntime;
+  reconciler: Reconciler;
+  lease: LeaseKeeper;
+}
+
+export interface EngineRegistryOptions {
+  db: Database;
+  listen: Listen;
+  /** This replica, unique among those sharing the database. */
+  replica: string;
+  /** How long an engine's lease lasts unrenewed (see LeaseKeeper). */
+  leaseTtlMs: number;
+  log: Logger;
+  runtimeFor(row: EngineRow): SandboxRuntime;
+  reconcilerFor(row: EngineRow, runtime: SandboxRuntime): Reconciler;
+  /** Makes the agent-server image present on the engine; its reconciler starts after it (a failure is logged). */
+  prepare(row: EngineRow, runtime: SandboxRuntime): Promise<void>;
+}
+
+/** The lease of an engine's reconciler: one replica at a time converges the engine's sandboxes. */
+export function reconcilerLease(engine: string): string {
+  return `reconciler/${engine}`;
+}
+
+/**
+ * Every engine in the engines table, each with one runtime and one reconciler in this replica; the
+ * reconciler runs only while this replica holds the engine's lease. Engines registered at run time
+ * (by any replica) are picked up on a notification on ENGINES_CHANNEL, sent in the transaction that
+ * registered them. Work for a sandbox goes to its engine's reconciler: here when this replica holds
+ * the lease, else handed to the holder over NOTIFY.
+ */
+export class EngineRegistry {
+  readonly #options: EngineRegistryOptions;
+  readonly #engines = new Map<string, EngineHandle>();
+  readonly #writeListeners = new Set<(sandboxId: string) => void>();
+  #syncing: Promise<void> = Promise.resolve();
+  #started = false;
+  #stopped = false;
+  #unlisten: Array<() => Promise<void>> = [];
+
+  constructor(options: EngineRegistryOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Seeks every engine's lease (its reconciler runs once won), and follows registrations, removals
+   * and handed-off kicks. Before it, sync() builds the engines' runtimes without reconciling.
+   */
+  async start(): Promise<void> {
+    const { listen, log } = this.#options;
+    this.#started = true;
+    for (const handle of this.handles()) this.#seekLease(handle);
+    this.#unlisten.push(await listen(ENGINES_CHANNEL, () => void this.sync().catch((err: unknown) => log.error({ err }, 'engines could not be read'))));
+    // An empty payload follows a reconnection of the listener: look at everything.
+    this.#unlisten.push(await listen(KICK_CHANNEL, (payload) => this.#kickHandedOff(payload ?? '')));
+    await this.sync();
+  }
+
+  /** Reads the engines table again: new engines get a runtime, a reconciler and a lease; removed ones stop. */
+  sync(): Promise<void> {
+    this.#syncing = this.#syncing.catch(() => undefined).then(() => this.#sync());
+    return this.#syncing;
+  }
+
+  async #sync(): Promise<void> {
+    if (this.#stopped) return;
+    const rows = await this.#options.db.select().from(engines).orderBy(asc(engines.createdAt), asc(engines.name));
+    const names = new Set(rows.map((row) => row.name));
+    for (const [name, handle] of this.#engines) {
+      if (names.has(name)) continue;
+      this.#engines.delete(name);
+      await handle.lease.stop();
+      this.#options.log.info({ engine: name }, 'engine removed: its reconciler stopped');
+    }
+    for (const row of rows) {
+      const known = this.#engines.get(row.name);
+      if (known) known.row = row;
+      else this.#add(row);
+    }
+  }
+
+  #add(row: EngineRow): void {
+    const { db, replica, leaseTtlMs, log } = this.#options;
+    const runtime = this.#options.runtimeFor(row);
+    const reconciler = this.#options.reconcilerFor(row, runtime);
+    for (const listener of this.#writeListeners) reconciler.onSandboxWritten(listener);
+    const lease = new LeaseKeeper({
+      db,
+      name: reconcilerLease(row.name),
+      holder: replica,
+      ttlMs: leaseTtlMs,
+      log,
+      // The engine's sandboxes wait for its image: its reconciler starts once the image is there.
+      onAcquired: async () => {
+        await this.#options.prepare(row, runtime).catch((err: unknown) => log.error({ err, engine: row.name }, 'agent-server image is not available on the engine; its sandboxes cannot start'));
+        await reconciler.start();
+      },
+      onLost: () => reconciler.stop(),
+    });
+    const handle = { row, runtime, reconciler, lease };
+    this.#engines.set(row.name, handle);
+    log.info({ engine: row.name, dockerUrl: row.dockerUrl, advertiseHost: row.advertiseHost }, 'engine registered');
+    if (this.#started) this.#seekLease(handle);
+  }
+
+  #seekLease(handle: EngineHandle): void {
+    if (this.#stopped) return;
+    void handle.lease.start().catch((err: unknown) => this.#options.log.error({ err, engine: handle.row.name }, 'engine lease could not be sought'));
+  }
+
+  /** Stops every engine's reconciler and gives the leases up for other replicas. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#syncing.catch(() => undefined);
+    await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
+    await Promise.all([...this.#engines.values()].map((handle) => handle.lease.stop()));
+  }
+
+  /** The engines this replica knows, in registration order. */
+  handles(): EngineHandle[] {
+    return [...this.#engines.values()];
+  }
+
+  /** The runtime of `engine`; 503 when this replica does not know it (yet). */
+  runtimeOf(engine: string): SandboxRuntime {
+    const handle = this.#engines.get(engine);
+    if (!handle) throw new UnavailableError(`Engine ${engine} is not known to this control plane yet; retry shortly`, 5);
+    return handle.runtime;
+  }
+
+  /** Asks for a pass soon, over one sandbox (by its engine's reconciler) or over every engine. */
+  kick(sandboxId?: string): void {
+    const { db, log } = this.#options;
+    if (sandboxId === undefined) {
+      const elsewhere = this.handles().filter((handle) => !this.#kickHere(handle));
+      if (elsewhere.length > 0) handOff(db, KICK_CHANNEL, '', log);
+      return;
+    }
+    void this.#engineOf(sandboxId).then(
+      (engine) => {
+        if (engine === undefined) return;
+        const handle = this.#engines.get(engine);
+        if (!handle || !this.#kickHere(handle, sandboxId)) handOff(db, KICK_CHANNEL, `${engine}/${sandboxId}`, log);
+      },
+      (err: unknown) => log.warn({ err, sandboxId }, 'could not find the engine of a sandbox to kick; its next sweep looks at it'),
+    );
+  }
+
+  #kickHere(handle: EngineHandle, sandboxId?: string): boolean {
+    if (!handle.lease.held) return false;
+    handle.reconciler.kick(sandboxId);
+    return true;
+  }
+
+  /** `engine/sandbox`, `engine/` (all of the engine), or '' (everything). */
+  #kickHandedOff(payload: string): void {
+    const slash = payload.indexOf('/');
+    if (slash < 0) {
+      for (const handle of this.handles()) this.#kickHere(handle);
+      return;
+    }
+    const handle = this.#engines.get(payload.slice(0, slash));
+    const sandboxId = payload.slice(slash + 1);
+    if (handle) this.#kickHere(handle, sandboxId || undefined);
+  }
+
+  /**
+   * Whether the sandbox's engine answers: as its reconciler last found, in the replica running it;
+   * elsewhere as that reconciler last recorded (the engine's health).
+   */
+  async engineAvailable(sandboxId: string): Promise<boolean> {
+    const [row] = await this.#options.db
+      .select({ engine: engines.name, health: engines.health })
+      .from(sandboxes)
+      .innerJoin(engines, eq(engines.name, sandboxes.engine))
+      .where(eq(sandboxes.id, sandboxId));
+    if (!row) return true;
+    const handle = this.#engines.get(row.engine);
+    if (handle?.lease.held) return handle.reconciler.engineAvailable();
+    return row.health !== 'UNREACHABLE';
+  }
+
+  /** Calls `listener` after each write of a sandbox's observed state, by any engine's reconciler here. */
+  onSandboxWritten(listener: (sandboxId: string) => void): () => void {
+    this.#writeListeners.add(listener);
+    const unsubscribes = this.handles().map((handle) => handle.reconciler.onSandboxWritten(listener));
+    return () => {
+      this.#writeListeners.delete(listener);
+      for (const unsubscribe of unsubscribes) unsubscribe();
+    };
+  }
+
+  /** The id of the image `image` names on the first engine that has it; null when none has it. */
+  async imageId(image: string): Promise<string | null> {
+    for (const handle of this.handles()) {
+      const id = await handle.runtime.imageId(image).catch(() => null);
+      if (id !== null) return id;
+    }
+    return null;
+  }
+
+  async #engineOf(sandboxId: string): Promise<string | undefined> {
+    const [row] = await this.#options.db.select({ engine: sandboxes.engine }).from(sandboxes).where(eq(sandboxes.id, sandboxId));
+    return row?.engine;
+  }
+}
