@@ -13,6 +13,9 @@ import type {
   BashOutput,
   ConversationEvent,
   CreateSandboxSpecRequest,
+  EngineInfo,
+  RegisterEngineRequest,
+  SearchEnginesQuery,
   EventSearchQuery,
   OpenHandsEventFilter,
   OpenHandsEventSearchQuery,
@@ -103,6 +106,16 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       search: (query: SearchSnapshotsQuery = {}) => t.json<Page<SnapshotInfo>>('searchSnapshots', { query }),
       batchGet: (ids: readonly string[]) => t.json<(SnapshotInfo | null)[]>('batchGetSnapshots', { query: { id: ids } }),
       delete: (id: string) => t.json<Success>('deleteSnapshot', { params: { id } }),
+    },
+
+    engines: {
+      /** Every replica drives the new engine without a restart. */
+      register: (request: RegisterEngineRequest) => t.json<EngineInfo>('registerEngine', { json: request }),
+      search: (query: SearchEnginesQuery = {}) => t.json<Page<EngineInfo>>('searchEngines', { query }),
+      cordon: (name: string) => t.json<EngineInfo>('cordonEngine', { params: { name } }),
+      uncordon: (name: string) => t.json<EngineInfo>('uncordonEngine', { params: { name } }),
+      /** Only an engine without live sandboxes or snapshots (else 409). */
+      remove: (name: string) => t.json<Success>('removeEngine', { params: { name } }),
     },
 
     sandboxes: {

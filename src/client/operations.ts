@@ -29,6 +29,12 @@ export const SANDBOX_SERVER_OPERATIONS = {
   batchGetSnapshots: { method: 'get', path: '/api/v1/snapshots' },
   deleteSnapshot: { method: 'delete', path: '/api/v1/snapshots/{id}' },
 
+  registerEngine: { method: 'post', path: '/api/v1/engines' },
+  searchEngines: { method: 'get', path: '/api/v1/engines' },
+  cordonEngine: { method: 'post', path: '/api/v1/engines/{name}/cordon' },
+  uncordonEngine: { method: 'post', path: '/api/v1/engines/{name}/uncordon' },
+  removeEngine: { method: 'delete', path: '/api/v1/engines/{name}' },
+
   agentGet: { method: 'get', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentPost: { method: 'post', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentPut: { method: 'put', path: '/api/v1/sandboxes/{id}/agent/{path}' },

@@ -30,6 +30,7 @@ import type {
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
 import type { SearchSnapshotsQuerySchema, SnapshotInfoSchema } from '../sandbox-server/models/snapshot.js';
+import type { EngineInfoSchema, RegisterEngineRequestSchema, SearchEnginesQuerySchema } from '../sandbox-server/models/engine.js';
 
 /** A query as the server reads it, every parameter optional (the server fills in its defaults). */
 type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
@@ -52,6 +53,10 @@ export type StartSandboxRequest = z.input<typeof StartSandboxRequestSchema>;
 
 export type SnapshotInfo = z.output<typeof SnapshotInfoSchema>;
 export type SearchSnapshotsQuery = QueryOf<typeof SearchSnapshotsQuerySchema>;
+
+export type EngineInfo = z.output<typeof EngineInfoSchema>;
+export type RegisterEngineRequest = z.input<typeof RegisterEngineRequestSchema>;
+export type SearchEnginesQuery = QueryOf<typeof SearchEnginesQuerySchema>;
 
 export type AppConversation = z.output<typeof AppConversationSchema>;
 export type AppConversationStartRequest = z.input<typeof AppConversationStartRequestSchema>;

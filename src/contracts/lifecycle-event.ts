@@ -6,11 +6,8 @@
 import { SANDBOX_STATUSES, type SandboxStatus } from './sandbox.js';
 import { START_TASK_STATUSES, type StartTaskStatus } from './start-task.js';
 
-/**
- * What an event is about. Engine state changes join this list (and the type list below) when that
- * feature lands; subscribers filter on the type, so new ones do not disturb old receivers.
- */
-export const SUBJECT_KINDS = ['sandbox', 'start_task', 'snapshot'] as const;
+/** What an event is about; subscribers filter on the type, so new kinds do not disturb old receivers. */
+export const SUBJECT_KINDS = ['sandbox', 'start_task', 'snapshot', 'engine'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 type Lowered<Prefix extends string, T extends readonly string[]> = { readonly [K in keyof T]: `${Prefix}.${Lowercase<T[K]>}` };
@@ -31,7 +28,14 @@ export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES)
 /** A snapshot was taken (its `sandbox_id` the sandbox it was taken of) or deleted. */
 export const SNAPSHOT_EVENT_TYPES = ['snapshot.created', 'snapshot.deleted'] as const;
 
-export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES, ...SNAPSHOT_EVENT_TYPES] as const;
+/**
+ * An engine was registered, cordoned, uncordoned or removed (through the API or DOCKER_ENGINES), or
+ * its reconciler found it unreachable or healthy again. `subject_id` is the engine's name, `status`
+ * its state or health.
+ */
+export const ENGINE_EVENT_TYPES = ['engine.registered', 'engine.cordoned', 'engine.uncordoned', 'engine.removed', 'engine.unreachable', 'engine.healthy'] as const;
+
+export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES, ...SNAPSHOT_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
 export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
 
 /** The event a sandbox's new status announces. */

@@ -28,6 +28,7 @@ import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, SnapshotEngine } from './services/context.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
 import { registerSnapshotRoutes } from './routes/snapshots/index.js';
+import { registerEngineRoutes } from './routes/engines/index.js';
 
 export interface SandboxServerAppOptions {
   db: Database;
@@ -146,12 +147,13 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerAppConversationRoutes(app, routeDeps);
   registerEventRoutes(app, { ctx: { ...ctx, feed: options.events }, upgradeWebSocket });
   registerWebhookRoutes(app, ctx);
+  registerEngineRoutes(app, ctx);
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   registerApiDocs(app, {
     title: 'sandbox-server',
     version: '1',
-    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks and a proxy to each sandbox agent-server.',
+    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks, engines and a proxy to each sandbox agent-server.',
     security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
   });
   const serveApp = getRequestListener(app.fetch);

@@ -66,6 +66,14 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads DOCKER_ENGINES as name=docker_url@advertise_host entries', () => {
+    expect(loadConfig({ DOCKER_ENGINES: ' main=unix:///var/run/docker.sock@127.0.0.1, far=ssh://ops@host-2:2222@10.0.0.2,tls=tcp://10.0.0.3:2376@10.0.0.3' }).DOCKER_ENGINES).toEqual([
+      { name: 'main', dockerUrl: 'unix:///var/run/docker.sock', advertiseHost: '127.0.0.1' },
+      { name: 'far', dockerUrl: 'ssh://ops@host-2:2222', advertiseHost: '10.0.0.2' },
+      { name: 'tls', dockerUrl: 'tcp://10.0.0.3:2376', advertiseHost: '10.0.0.3' },
+    ]);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
   });
@@ -77,6 +85,10 @@ describe('loadConfig', () => {
       [{ MAX_RUNNING_SANDBOXES: '0' }, 'invalid MAX_RUNNING_SANDBOXES="0": Too small: expected number to be >=1'],
       [{ SANDBOX_SERVER_INSTANCE: 'a b' }, 'invalid SANDBOX_SERVER_INSTANCE="a b": must be 1-63 letters, digits, "_", "." or "-", starting with a letter or digit'],
       [{ SANDBOX_NETWORK_POOL: '10.213.0.0/30' }, 'invalid SANDBOX_NETWORK_POOL="10.213.0.0/30": must be an IPv4 block of /29 or larger, e.g. 10.213.0.0/16'],
+      [{ DOCKER_ENGINES: 'e1=unix:///e1.sock' }, 'invalid DOCKER_ENGINES="e1=unix:///e1.sock": "e1=unix:///e1.sock" is not name=docker_url@advertise_host'],
+      [{ DOCKER_ENGINES: 'E1=unix:///e1.sock@h' }, 'invalid DOCKER_ENGINES="E1=unix:///e1.sock@h": engine name "E1" must be lower-case letters, digits and dashes'],
+      [{ DOCKER_ENGINES: 'e1=http://h:1@h' }, 'invalid DOCKER_ENGINES="e1=http://h:1@h": engine e1: "http://h:1" is not a unix://, tcp://host:port or ssh:// URL'],
+      [{ DOCKER_ENGINES: 'e1=unix:///a@h,e1=unix:///b@h' }, 'invalid DOCKER_ENGINES="e1=unix:///a@h,e1=unix:///b@h": engine e1 is named twice'],
       [{ LOG_LEVEL: 'loud' }, 'invalid LOG_LEVEL="loud": Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env)).toThrow(new ConfigError(message));

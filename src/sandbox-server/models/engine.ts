@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { ADVERTISE_HOST_PATTERN, DOCKER_URL_PATTERN, ENGINE_HEALTHS, ENGINE_NAME_PATTERN, ENGINE_STATES } from '../../contracts/engine.js';
+import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 const LABEL_KEY = /^[a-zA-Z0-9](?:[a-zA-Z0-9._/-]{0,62})$/;
 
@@ -13,3 +15,47 @@ export const EngineLabelsSchema = z
     }
   })
   .openapi('EngineLabels', { example: { zone: 'a', gpu: 'none' } });
+
+export const EngineNameSchema = z.string().regex(ENGINE_NAME_PATTERN, 'must be 1-40 lower-case letters, digits and inner dashes');
+
+export const EngineInfoSchema = z
+  .object({
+    name: z.string(),
+    docker_url: z.string().openapi({ example: 'unix:///var/run/docker.sock' }),
+    advertise_host: z.string().openapi({ example: '127.0.0.1' }),
+    max_sandboxes: z.number().int().nullable(),
+    labels: z.record(z.string(), z.string()),
+    /** Intent: ACTIVE takes new sandboxes; CORDONED and DRAINING take none. */
+    state: z.enum(ENGINE_STATES),
+    /** Observed by the engine's reconciler; null until it first looked. */
+    health: z.enum(ENGINE_HEALTHS).nullable(),
+    health_detail: z.string().nullable(),
+    last_seen_at: z.string().openapi({ format: 'date-time' }).nullable(),
+    /** Live sandboxes on it (warm-pool members included). */
+    sandboxes: z.number().int(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('EngineInfo');
+export type EngineInfo = z.infer<typeof EngineInfoSchema>;
+
+export const EnginePageSchema = pageSchema(EngineInfoSchema).openapi('EnginePage');
+
+export const SearchEnginesQuerySchema = z.object({
+  page_id: PageIdQuerySchema,
+  limit: LimitQuerySchema,
+  name: z.string().min(1).optional(),
+});
+
+export const EngineNameParamsSchema = z.object({ name: z.string().min(1) });
+
+export const RegisterEngineRequestSchema = z
+  .object({
+    name: EngineNameSchema,
+    docker_url: z.string().regex(DOCKER_URL_PATTERN, 'must be unix:///path, tcp://host:port or ssh://[user@]host[:port]'),
+    advertise_host: z.string().regex(ADVERTISE_HOST_PATTERN, 'must be a host name or address, without scheme or port'),
+    max_sandboxes: z.number().int().min(1).max(1_000_000).nullable().default(null),
+    labels: EngineLabelsSchema.default({}),
+  })
+  .strict()
+  .openapi('RegisterEngineRequest');
+export type RegisterEngineRequest = z.infer<typeof RegisterEngineRequestSchema>;

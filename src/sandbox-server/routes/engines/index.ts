@@ -1,0 +1,12 @@
+import type { RouteRegistrar } from '../types.js';
+import { registerCordonEngine } from './cordon.js';
+import { registerRegisterEngine } from './register.js';
+import { registerRemoveEngine } from './remove.js';
+import { registerSearchEngines } from './search.js';
+import { registerUncordonEngine } from './uncordon.js';
+
+export const registerEngineRoutes: RouteRegistrar = (app, ctx) => {
+  for (const register of [registerRegisterEngine, registerSearchEngines, registerCordonEngine, registerUncordonEngine, registerRemoveEngine]) {
+    register(app, ctx);
+  }
+};
