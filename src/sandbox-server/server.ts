@@ -11,6 +11,7 @@ import type { SandboxServerConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { agentServerImages } from './engines/agent-server-images.js';
 import { dockerFor } from './engines/docker-for.js';
+import { registerEngineMetrics } from './engines/engine-metrics.js';
 import { defaultDockerUrl } from './engines/engine-address.js';
 import { registerConfiguredEngines } from './engines/register-engines.js';
 import { EngineRegistry, reconcilerLease } from './engines/registry.js';
@@ -19,6 +20,7 @@ import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { WarmPoolKeeper } from './reconciler/warm-pool-keeper.js';
+import { recordEngineHealth } from './reconciler/record-engine-health.js';
 import { handOff, START_TASK_CHANNEL, WARM_POOLS_CHANNEL } from './replicas/hand-off.js';
 import { LeaseKeeper } from './replicas/lease-keeper.js';
 import { registerLeaseMetrics } from './replicas/lease-metrics.js';
@@ -88,6 +90,7 @@ export async function startSandboxServer(
   sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
   sandboxMetrics.setVersionCounts(() => countSandboxesByAgentServerVersion(database.db));
   sandboxMetrics.setWarmPoolCounts(() => countWarmPools(database.db));
+  registerEngineMetrics(metrics.registry, database.db);
   const images = agentServerImages({
     tag: config.AGENT_SERVER_IMAGE,
     baseImage: config.SANDBOX_BASE_IMAGE,
@@ -121,6 +124,7 @@ export async function startSandboxServer(
         intervalMs: config.RECONCILE_INTERVAL_MS,
         orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
         startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
+        onHealth: (healthy, detail) => recordEngineHealth(database.db, row.name, healthy, detail),
       }),
     prepare: async (row) => {
       await (dependencies.ensureImage ? dependencies.ensureImage() : images.ensureOn(row));

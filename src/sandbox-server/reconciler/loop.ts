@@ -28,6 +28,11 @@ export interface ReconcilerOptions {
   engine?: string;
   /** Where that engine publishes sandbox ports. Default 127.0.0.1. */
   advertiseHost?: string;
+  /**
+   * Told when the engine stops answering (healthy false, with why) and when it answers again, and
+   * every HEALTH_HEARTBEAT_MS while it answers; a rejection makes it told again after the next pass.
+   */
+  onHealth?: (healthy: boolean, detail: string | null) => Promise<void>;
   runtime: SandboxRuntime;
   /** Only containers carrying this instance label are ours (the runtime filters by it). */
   instanceId: string;
@@ -56,6 +61,8 @@ const CHANGE_CONCURRENCY = 4;
 const PASS_CONCURRENCY = 8;
 /** A create that has not settled after this long is forgotten (the engine may have hung). */
 const CREATE_MEMORY_MS = 60_000;
+/** A healthy engine's last-seen time is written at most this often. */
+const HEALTH_HEARTBEAT_MS = 30_000;
 /** How long stop() waits for the work under way. */
 const STOP_WAIT_MS = 10_000;
 /** Retryable failures back off from 500 ms, doubling, up to 30 s. */
@@ -109,6 +116,10 @@ export class Reconciler {
   private readonly evented = new Map<string, Set<string>>();
   /** When the engine was last found gone (its event stream ended, or it did not answer a listing). */
   private engineLostAt: number | undefined;
+  private readonly onHealth: ReconcilerOptions['onHealth'];
+  /** The health last reported (undefined: not yet, or the report failed), and when. */
+  private reportedHealthy: boolean | undefined;
+  private reportedAt = 0;
   /** Serializes passes: reconcileOnce() and the loop's own passes queue here. */
   private passes: Promise<void> = Promise.resolve();
 
@@ -119,6 +130,7 @@ export class Reconciler {
     this.intervalMs = options.intervalMs ?? 5_000;
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId, engine: this.engine });
     this.metrics = options.metrics;
+    this.onHealth = options.onHealth;
     const checkAlive = options.checkAlive ?? checkAgentServerAlive;
     this.aliveProbes = new AliveProbes(checkAlive, (sandboxId) => this.kick(sandboxId));
     this.passContext = {
@@ -143,6 +155,8 @@ export class Reconciler {
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
+    // A replica taking the engine over reports what it finds, whatever was reported before.
+    this.reportedHealthy = undefined;
     this.stopWatching = this.runtime.watch((event) => this.onRuntimeEvent(event));
     this.interval = setInterval(() => this.kick(), this.intervalMs).unref();
     try {
@@ -163,7 +177,10 @@ export class Reconciler {
    * containers an event names are inspected by the pass it triggers instead of read from the listing.
    */
   private onRuntimeEvent(event: RuntimeEvent): void {
-    if (event.action === ENGINE_DISCONNECTED) this.engineLostAt ??= Date.now();
+    if (event.action === ENGINE_DISCONNECTED) {
+      this.engineLostAt ??= Date.now();
+      this.reportHealth(false, 'its event stream ended');
+    }
     if (!event.sandboxId) return this.kick();
     if (event.containerId) {
       const containers = this.evented.get(event.sandboxId) ?? new Set<string>();
@@ -246,7 +263,10 @@ export class Reconciler {
   /** The engine or the database did not answer: keep the last known statuses, try again later. */
   private passFailed(error: unknown): void {
     this.metrics?.countReconcileError();
-    if (error instanceof RuntimeError && !error.final) this.engineLostAt ??= Date.now();
+    if (error instanceof RuntimeError && !error.final) {
+      this.engineLostAt ??= Date.now();
+      this.reportHealth(false, error.message);
+    }
     const delay = this.queue.addRateLimited(EVERY_SANDBOX);
     this.log.warn({ err: error, retryInMs: delay }, 'reconcile pass failed');
   }
@@ -263,6 +283,8 @@ export class Reconciler {
     const listedAt = Date.now();
     const started = performance.now();
     const observed = await this.runtime.list();
+    // It answered, unless it was found gone while it did; the rest of the pass is the database's.
+    if (this.engineLostAt === engineLostAt) this.reportHealth(true, null);
     const networks = only ? [] : await this.runtime.listNetworks();
     const copies = only ? [] : await this.runtime.listVolumeCopies();
     const unusedVolumes = only ? [] : await this.runtime.listUnusedVolumes();
@@ -339,6 +361,22 @@ export class Reconciler {
       if (container?.finishedAt != null && container.finishedAt >= lostAt - ENGINE_SHUTDOWN_WINDOW_MS) stopped.add(row.id);
     });
     return stopped;
+  }
+
+  /**
+   * Reports a change of the engine's health at once; a healthy engine is also reported every
+   * HEALTH_HEARTBEAT_MS, which keeps its last-seen time fresh without a write per pass.
+   */
+  private reportHealth(healthy: boolean, detail: string | null): void {
+    const now = Date.now();
+    if (!this.onHealth || this.stopped) return;
+    if (this.reportedHealthy === healthy && (!healthy || now - this.reportedAt < HEALTH_HEARTBEAT_MS)) return;
+    this.reportedHealthy = healthy;
+    this.reportedAt = now;
+    this.onHealth(healthy, detail).catch((err: unknown) => {
+      this.reportedHealthy = undefined;
+      this.log.warn({ err, healthy }, 'engine health could not be recorded; retrying after the next pass');
+    });
   }
 
   /** False from when the engine was found gone until a pass succeeds against it again. */

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
-import { type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { engines, lifecycleEvents, type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { recordEngineHealth } from '../../../src/sandbox-server/reconciler/record-engine-health.js';
 import { applyPolicies, dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import { RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
@@ -351,6 +352,26 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     await vi.waitFor(() => expect(callsOf('start').map((c) => c.target)).toEqual([container.containerId]));
     await vi.waitFor(async () => expect(await readSandbox(handle.db, stopped.id)).toMatchObject({ status: 'RUNNING', containerId: container.containerId }));
     expect((await readSandbox(handle.db, crashed.id)).status).toBe('ERROR');
+  });
+
+  it('records its engine UNREACHABLE when it stops answering and HEALTHY when it answers again, each change with its event', async () => {
+    const r = reconciler({ onHealth: (healthy, detail) => recordEngineHealth(handle.db, 'local', healthy, detail) });
+    await r.start();
+    const health = async () => (await handle.db.select().from(engines).where(eq(engines.name, 'local')))[0];
+    await vi.waitFor(async () => expect(await health()).toMatchObject({ health: 'HEALTHY', healthDetail: null, lastSeenAt: expect.any(Date) }));
+
+    fake.failNext('list', new RuntimeError('connect ENOENT /var/run/docker.sock', false));
+    fake.disconnect();
+    await vi.waitFor(async () => expect((await health())?.health).toBe('UNREACHABLE'));
+    await vi.waitFor(async () => expect((await health())?.health).toBe('HEALTHY'), { timeout: 10_000 });
+
+    const events = await handle.db.select().from(lifecycleEvents).where(eq(lifecycleEvents.subjectId, 'local'));
+    expect(events.map((event) => [event.type, event.previousStatus, event.status])).toEqual([
+      ['engine.unreachable', 'HEALTHY', 'UNREACHABLE'],
+      ['engine.healthy', 'UNREACHABLE', 'HEALTHY'],
+    ]);
+    await handle.db.delete(lifecycleEvents);
+    await handle.db.update(engines).set({ health: null, healthDetail: null, lastSeenAt: null });
   });
 
   it('reports two containers claiming one sandbox as ERROR and removes neither', async () => {

@@ -4,6 +4,7 @@ import { sandboxes } from '../../db/schema.js';
 import { MAX_BATCH_IDS } from '../../models/common.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
+import { engineAwayDetails } from './engine-away.js';
 import { notInWarmPool } from './find-sandbox.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
@@ -14,6 +15,7 @@ export async function getSandboxes(ctx: ServiceContext, ids: readonly string[]):
     .select()
     .from(sandboxes)
     .where(and(inArray(sandboxes.id, [...new Set(ids)]), ne(sandboxes.desiredState, 'DELETED'), notInWarmPool));
-  const byId = new Map(rows.map((row) => [row.id, toSandboxInfo(row)]));
+  const away = await engineAwayDetails(ctx.db);
+  const byId = new Map(rows.map((row) => [row.id, toSandboxInfo(row, away.get(row.engine))]));
   return ids.map((id) => byId.get(id) ?? null);
 }

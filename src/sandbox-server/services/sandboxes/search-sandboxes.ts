@@ -7,6 +7,7 @@ import { sandboxes } from '../../db/schema.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
 import { notInWarmPool } from './find-sandbox.js';
+import { engineAwayDetails } from './engine-away.js';
 import { toSandboxInfo } from './sandbox-info.js';
 
 export interface SearchSandboxesInput {
@@ -43,5 +44,6 @@ export async function searchSandboxes(ctx: ServiceContext, input: SearchSandboxe
     .orderBy(...orderBy)
     .limit(input.limit + 1);
   const next = rows.length > input.limit ? rows[input.limit] : undefined;
-  return { items: rows.slice(0, input.limit).map(toSandboxInfo), next_page_id: next?.id ?? null };
+  const away = await engineAwayDetails(ctx.db);
+  return { items: rows.slice(0, input.limit).map((row) => toSandboxInfo(row, away.get(row.engine))), next_page_id: next?.id ?? null };
 }
