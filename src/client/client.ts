@@ -114,6 +114,7 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       search: (query: SearchEnginesQuery = {}) => t.json<Page<EngineInfo>>('searchEngines', { query }),
       cordon: (name: string) => t.json<EngineInfo>('cordonEngine', { params: { name } }),
       uncordon: (name: string) => t.json<EngineInfo>('uncordonEngine', { params: { name } }),
+      drain: (name: string) => t.json<EngineInfo>('drainEngine', { params: { name } }),
       /** Only an engine without live sandboxes or snapshots (else 409). */
       remove: (name: string) => t.json<Success>('removeEngine', { params: { name } }),
     },

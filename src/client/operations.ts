@@ -33,6 +33,7 @@ export const SANDBOX_SERVER_OPERATIONS = {
   searchEngines: { method: 'get', path: '/api/v1/engines' },
   cordonEngine: { method: 'post', path: '/api/v1/engines/{name}/cordon' },
   uncordonEngine: { method: 'post', path: '/api/v1/engines/{name}/uncordon' },
+  drainEngine: { method: 'post', path: '/api/v1/engines/{name}/drain' },
   removeEngine: { method: 'delete', path: '/api/v1/engines/{name}' },
 
   agentGet: { method: 'get', path: '/api/v1/sandboxes/{id}/agent/{path}' },

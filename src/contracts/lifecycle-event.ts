@@ -18,9 +18,10 @@ function lowered<Prefix extends string, const T extends readonly string[]>(prefi
 
 /**
  * `sandbox.created`, one per observed status (`sandbox.running`, ...), `sandbox.claimed` when a
- * start takes it from its spec's warm pool, and `sandbox.deleted` once its container and data are gone.
+ * start takes it from its spec's warm pool, `sandbox.moved` when a drain moved it to another engine
+ * (`status_detail` names both), and `sandbox.deleted` once its container and data are gone.
  */
-export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.claimed', 'sandbox.deleted'] as const;
+export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.claimed', 'sandbox.moved', 'sandbox.deleted'] as const;
 
 /** One per start-task status: `start_task.working` ... `start_task.ready`, `start_task.error`. */
 export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES);
@@ -29,11 +30,11 @@ export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES)
 export const SNAPSHOT_EVENT_TYPES = ['snapshot.created', 'snapshot.deleted'] as const;
 
 /**
- * An engine was registered, cordoned, uncordoned or removed (through the API or DOCKER_ENGINES), or
+ * An engine was registered, cordoned, set draining, uncordoned or removed (through the API or DOCKER_ENGINES), or
  * its reconciler found it unreachable or healthy again. `subject_id` is the engine's name, `status`
  * its state or health.
  */
-export const ENGINE_EVENT_TYPES = ['engine.registered', 'engine.cordoned', 'engine.uncordoned', 'engine.removed', 'engine.unreachable', 'engine.healthy'] as const;
+export const ENGINE_EVENT_TYPES = ['engine.registered', 'engine.cordoned', 'engine.draining', 'engine.uncordoned', 'engine.removed', 'engine.unreachable', 'engine.healthy'] as const;
 
 export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES, ...SNAPSHOT_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
 export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];

@@ -11,6 +11,7 @@ import type { SandboxServerConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { agentServerImages } from './engines/agent-server-images.js';
 import { dockerFor } from './engines/docker-for.js';
+import { Drainer } from './engines/drainer.js';
 import { registerEngineMetrics } from './engines/engine-metrics.js';
 import { defaultDockerUrl } from './engines/engine-address.js';
 import { registerConfiguredEngines } from './engines/register-engines.js';
@@ -174,6 +175,19 @@ export async function startSandboxServer(
     kick: (sandboxId) => engines.kick(sandboxId),
     log,
   });
+  // A draining engine's sandboxes are moved by the replica holding its lease, as its reconciler is.
+  const drainer = new Drainer({
+    db: database.db,
+    log,
+    instanceId: config.SANDBOX_SERVER_INSTANCE,
+    helperImage: config.AGENT_SERVER_IMAGE,
+    intervalMs: config.RECONCILE_INTERVAL_MS,
+    ownEngines: () => engines.handles().filter((handle) => handle.lease.held).map((handle) => handle.row.name),
+    runtimeOf: (engine) => engines.runtimeOf(engine),
+    dockerOf: (engine) => dockerFor(engines.rowOf(engine), config.DOCKER_TLS_CERT_DIR),
+    hold: (sandboxId, work) => holdSandbox({ db: database.db, kick: (id) => engines.kick(id) }, sandboxId, work),
+    kick: (sandboxId) => engines.kick(sandboxId),
+  });
   // Every replica serves the API and the proxy. Each engine's reconciler runs in the replica holding
   // its lease, and the replica-wide jobs in the one holding CONTROL_PLANE_LEASE; the others hand
   // them kicks, top-ups and start tasks over NOTIFY.
@@ -272,6 +286,7 @@ export async function startSandboxServer(
   // engine's reconciler, which starts once the image is on that engine (see agentServerImages). A
   // failed build is logged, and the reconciler runs anyway so that pauses and deletes still take effect.
   await engines.start();
+  drainer.start();
   void controlPlaneLease.start().catch((err: unknown) => log.error({ err }, 'control-plane lease could not be sought'));
 
   return {
@@ -283,6 +298,7 @@ export async function startSandboxServer(
       await stopListening(server);
       // Stops the reconcilers and the replica-wide jobs, and gives the leases up for other replicas.
       await controlPlaneLease.stop();
+      await drainer.stop();
       await engines.stop();
       await unlistenStartTasks();
       await unlistenWarmPools();

@@ -30,6 +30,8 @@ export const engines = pgTable('engines', {
   health: text('health', { enum: ENGINE_HEALTHS }),
   healthDetail: text('health_detail'),
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }),
+  /** Sandboxes a drain moved off it to other engines, counted in each move's transaction (the drain's progress). */
+  movedSandboxes: integer('moved_sandboxes').notNull().default(0),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
@@ -58,6 +60,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   resumeOnAccess: boolean('resume_on_access').notNull().default(true),
   /** Labels an engine must carry (all of them, same values) to run this spec's sandboxes (our extension). */
   engineLabels: jsonb('engine_labels').$type<Record<string, string>>().notNull().default({}),
+  /** A drain may move its sandboxes to another engine by snapshot (our extension); false keeps them where they are until deleted. */
+  movable: boolean('movable').notNull().default(true),
   /** How many ready sandboxes the reconciler keeps for this spec, for starts to claim (our extension). */
   warmPoolSize: integer('warm_pool_size').notNull().default(0),
   /**

@@ -141,6 +141,13 @@ export class EngineRegistry {
     return handle.runtime;
   }
 
+  /** The row of `engine` as this replica last read it; 503 when it does not know it (yet). */
+  rowOf(engine: string): EngineRow {
+    const handle = this.#engines.get(engine);
+    if (!handle) throw new UnavailableError(`Engine ${engine} is not known to this control plane yet; retry shortly`, 5);
+    return handle.row;
+  }
+
   /** Asks for a pass soon, over one sandbox (by its engine's reconciler) or over every engine. */
   kick(sandboxId?: string): void {
     const { db, log } = this.#options;

@@ -36,6 +36,7 @@ export const SandboxSpecInfoSchema = z
     engine_labels: z
       .record(z.string(), z.string())
       .openapi({ description: 'Labels an engine must carry, all with these values, to run its sandboxes (our extension)' }),
+    movable: z.boolean().openapi({ description: 'A drain may move its paused sandboxes to another engine by snapshot (our extension); false leaves them until deleted' }),
     warm_pool_ready: z
       .number()
       .int()
@@ -99,6 +100,8 @@ export const CreateSandboxSpecRequestSchema = z
     warm_pool_size: z.number().int().min(0).max(MAX_WARM_POOL_SIZE).default(0),
     /** Our extension: its sandboxes are placed only on engines carrying all these labels. */
     engine_labels: EngineLabelsSchema.default({}),
+    /** Our extension: false keeps its sandboxes on their engine through a drain, until they are deleted. */
+    movable: z.boolean().default(true),
   })
   .strict()
   .openapi('CreateSandboxSpecRequest');

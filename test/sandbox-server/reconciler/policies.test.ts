@@ -24,6 +24,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     warmPoolSize: 0,
     warmPoolFingerprint: null,
     engineLabels: {},
+    movable: true,
     isDefault: false,
     createdAt: ago(10_000),
     deletedAt: null,

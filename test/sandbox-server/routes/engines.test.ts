@@ -44,6 +44,7 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
         health_detail: null,
         last_seen_at: null,
         sandboxes: 0,
+        drain: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       });
       expect(await eventsOf('e1')).toEqual([{ type: 'engine.registered', previous_status: null, status: 'ACTIVE' }]);

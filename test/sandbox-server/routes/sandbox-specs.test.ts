@@ -26,6 +26,7 @@ const DEFAULT_SPEC = {
   warm_pool_size: 0,
   warm_pool_ready: 0,
   engine_labels: {},
+  movable: true,
   is_default: true,
 };
 
@@ -147,6 +148,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         resume_on_access: false,
         warm_pool_size: 3,
         engine_labels: { zone: 'a', 'example.com/gpu': 'none' },
+        movable: false,
       };
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);

@@ -1,10 +1,16 @@
-import { and, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { type EngineRow, sandboxes } from '../../db/schema.js';
+import { type EngineRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { EngineInfo } from '../../models/engine.js';
 import type { Transaction } from '../context.js';
 
-export function toEngineInfo(row: EngineRow, sandboxCount: number): EngineInfo {
+/** Live sandboxes on an engine, and how many of them a drain may not move (their spec says so). */
+export interface EngineCounts {
+  live: number;
+  staying: number;
+}
+
+export function toEngineInfo(row: EngineRow, counts: EngineCounts): EngineInfo {
   return {
     name: row.name,
     docker_url: row.dockerUrl,
@@ -15,7 +21,8 @@ export function toEngineInfo(row: EngineRow, sandboxCount: number): EngineInfo {
     health: row.health,
     health_detail: row.healthDetail,
     last_seen_at: row.lastSeenAt?.toISOString() ?? null,
-    sandboxes: sandboxCount,
+    sandboxes: counts.live,
+    drain: row.state === 'DRAINING' ? { moved: row.movedSandboxes, remaining: counts.live, staying: counts.staying } : null,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -24,8 +31,13 @@ export function toEngineInfo(row: EngineRow, sandboxCount: number): EngineInfo {
 export async function toEngineInfos(db: Database | Transaction, rows: readonly EngineRow[]): Promise<EngineInfo[]> {
   if (rows.length === 0) return [];
   const counts = await db
-    .select({ engine: sandboxes.engine, live: sql<number>`count(*)::int` })
+    .select({
+      engine: sandboxes.engine,
+      live: sql<number>`count(*)::int`,
+      staying: sql<number>`(count(*) filter (where not ${sandboxSpecs.movable}))::int`,
+    })
     .from(sandboxes)
+    .innerJoin(sandboxSpecs, eq(sandboxSpecs.id, sandboxes.specId))
     .where(
       and(
         inArray(
@@ -36,6 +48,6 @@ export async function toEngineInfos(db: Database | Transaction, rows: readonly E
       ),
     )
     .groupBy(sandboxes.engine);
-  const live = new Map(counts.map((count) => [count.engine, Number(count.live)]));
-  return rows.map((row) => toEngineInfo(row, live.get(row.name) ?? 0));
+  const byEngine = new Map(counts.map((count) => [count.engine, { live: Number(count.live), staying: Number(count.staying) }]));
+  return rows.map((row) => toEngineInfo(row, byEngine.get(row.name) ?? { live: 0, staying: 0 }));
 }

@@ -37,6 +37,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     resumeOnAccess: input.resume_on_access,
     warmPoolSize: input.warm_pool_size,
     engineLabels: input.engine_labels,
+    movable: input.movable,
     isDefault: false,
   };
   const [row] = await ctx.db

@@ -24,6 +24,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
     warm_pool_size: row.warmPoolSize,
     warm_pool_ready: warmPoolReady,
     engine_labels: row.engineLabels,
+    movable: row.movable,
     is_default: row.isDefault,
   };
 }

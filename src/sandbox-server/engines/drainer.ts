@@ -1,0 +1,94 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { Logger } from '../../logger.js';
+import type { Database } from '../db/client.js';
+import { engines, sandboxes, sandboxSpecs } from '../db/schema.js';
+import { type MoveContext, movable, moveSandbox } from './move-sandbox.js';
+
+export interface DrainerOptions extends Omit<MoveContext, 'db' | 'log'> {
+  db: Database;
+  log: Logger;
+  /** The engines whose lease this replica holds now: only their sandboxes are moved here. */
+  ownEngines(): string[];
+  intervalMs: number;
+}
+
+/**
+ * Moves the paused sandboxes of DRAINING engines to other engines, one at a time per engine, in
+ * the replica holding each draining engine's lease, so that no two replicas move one sandbox (the
+ * move's last transaction also checks the sandbox is still the engine's). Running sandboxes are
+ * left running: each is moved once it is paused (by its user or its spec's idle pause); those of
+ * specs that are not `movable` stay until deleted. A sandbox
+ * that cannot be moved now (no engine fits it) is tried again on the next round.
+ */
+export class Drainer {
+  readonly #options: DrainerOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #round: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(options: DrainerOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#round;
+  }
+
+  /** One round now (after the one under way): a drain was just asked for. */
+  kick(): Promise<void> {
+    this.#round = this.#round.then(() => this.#drainAll());
+    return this.#round;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.kick().finally(() => this.#schedule());
+    }, this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async #drainAll(): Promise<void> {
+    const { db, log } = this.#options;
+    const own = new Set(this.#options.ownEngines());
+    if (own.size === 0 || this.#stopped) return;
+    try {
+      const draining = await db.select({ name: engines.name }).from(engines).where(eq(engines.state, 'DRAINING'));
+      await Promise.all(draining.filter((engine) => own.has(engine.name)).map((engine) => this.#drain(engine.name)));
+    } catch (err) {
+      log.error({ err }, 'drain round failed; the next one tries again');
+    }
+  }
+
+  /** Moves the engine's paused sandboxes, oldest first, until none is left or one cannot be moved now. */
+  async #drain(engine: string): Promise<void> {
+    const { db, log } = this.#options;
+    for (;;) {
+      if (this.#stopped || !this.#options.ownEngines().includes(engine)) return;
+      const [next] = await db
+        .select({ id: sandboxes.id })
+        .from(sandboxes)
+        .innerJoin(sandboxSpecs, eq(sandboxSpecs.id, sandboxes.specId))
+        .where(and(eq(sandboxes.engine, engine), isNull(sandboxes.deletedAt), eq(sandboxSpecs.movable, true), movable))
+        .orderBy(asc(sandboxes.createdAt), asc(sandboxes.id))
+        .limit(1);
+      if (!next) return;
+      const outcome = await moveSandbox({ ...this.#options }, next.id, engine).catch((err: unknown) => {
+        log.warn({ err, sandboxId: next.id, engine }, 'could not move a sandbox off a draining engine; trying again later');
+        return { moved: false as const, why: 'failed' };
+      });
+      if (!outcome.moved) {
+        log.info({ sandboxId: next.id, engine, why: outcome.why }, 'sandbox not moved off the draining engine this round');
+        return;
+      }
+      log.info({ sandboxId: next.id, from: engine, to: outcome.to }, 'sandbox moved off a draining engine');
+    }
+  }
+}

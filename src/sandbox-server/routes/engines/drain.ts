@@ -1,0 +1,21 @@
+import { createRoute } from '@hono/zod-openapi';
+import { errorResponses } from '../../models/common.js';
+import { EngineInfoSchema, EngineNameParamsSchema } from '../../models/engine.js';
+import { drainEngine } from '../../services/engines/drain-engine.js';
+import type { RouteRegistrar } from '../types.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/api/v1/engines/{name}/drain',
+  tags: ['Engines'],
+  summary: 'Drain an engine (extension): no new sandboxes, and its paused ones move to other engines by snapshot; progress in `drain`',
+  request: { params: EngineNameParamsSchema },
+  responses: {
+    200: { description: 'The engine', content: { 'application/json': { schema: EngineInfoSchema } } },
+    ...errorResponses(401, 404),
+  },
+});
+
+export const registerDrainEngine: RouteRegistrar = (app, ctx) => {
+  app.openapi(route, async (c) => c.json(await drainEngine(ctx, c.req.valid('param').name), 200));
+};
