@@ -50,6 +50,15 @@ export function stringsOption(args: ParsedArgs, name: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
+/** A repeatable `NAME=VALUE` option as pairs (the value may hold `=`); a UsageError when one has no name. */
+export function pairsOption(args: ParsedArgs, option: string, what: string): [string, string][] {
+  return stringsOption(args, option).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`--${option} takes ${what}, not "${pair}"`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  });
+}
+
 export function flag(args: ParsedArgs, name: string): boolean {
   return args.values[name] === true;
 }

@@ -23,6 +23,10 @@ export function noConversation(id: string): string {
   return `no conversation "${id}": list them with "sandboxctl conv ls"`;
 }
 
+export function noEngine(name: string): string {
+  return `no engine "${name}": list them with "sandboxctl engines ls"`;
+}
+
 export function noSnapshot(id: string): string {
   return `no snapshot "${id}": list them with "sandboxctl snapshots ls"`;
 }

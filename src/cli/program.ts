@@ -4,6 +4,7 @@ import { EXIT_OK, EXIT_USAGE, UsageError } from './cli-error.js';
 import type { Command, OptionSpec, ParsedArgs } from './command.js';
 import { convCommands } from './commands/conv.js';
 import { cpCommand } from './commands/cp.js';
+import { engineCommands } from './commands/engines.js';
 import { eventCommands } from './commands/events.js';
 import { execCommand } from './commands/exec.js';
 import { sandboxCommands } from './commands/sandboxes.js';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   cpCommand,
   ...convCommands,
   ...eventCommands,
+  ...engineCommands,
 ];
 
 export interface CliEnvironment {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import { RuntimeError } from '../../src/sandbox-server/runtime/runtime.js';
 import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
+import { EngineInfoSchema } from '../../src/sandbox-server/models/engine.js';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { SnapshotInfoSchema } from '../../src/sandbox-server/models/snapshot.js';
@@ -412,6 +413,37 @@ describe('sandboxctl against a sandbox-server', () => {
       } finally {
         child.kill('SIGTERM');
       }
+    });
+  });
+
+  describe('engines', () => {
+    it('lists, adds, cordons, drains, uncordons and removes engines, and names what is wrong when it cannot', async () => {
+      const table = await ctl('engines', 'ls');
+      expect(table.code).toBe(0);
+      const [header, local] = table.stdout.trimEnd().split('\n');
+      expect(header).toMatch(/^NAME +STATE +HEALTH +SANDBOXES +ADVERTISE HOST +DRAIN +DOCKER URL$/);
+      expect(local).toMatch(/^local +ACTIVE +\S+ +\d+ +127\.0\.0\.1 +- +unix:\/\//);
+
+      const added = await ctlAs(EngineInfoSchema, 'engines', 'add', 'cli-e9', 'unix:///var/run/docker-e9.sock', '--advertise-host', '127.0.0.9', '--max-sandboxes', '5', '--label', 'zone=a');
+      expect(added).toMatchObject({ name: 'cli-e9', advertise_host: '127.0.0.9', max_sandboxes: 5, labels: { zone: 'a' }, state: 'ACTIVE', sandboxes: 0 });
+      expect((await ctlAs(EngineInfoSchema, 'engines', 'cordon', 'cli-e9')).state).toBe('CORDONED');
+      const draining = await ctl('engines', 'drain', 'cli-e9');
+      expect(draining.code).toBe(0);
+      expect(draining.stdout).toMatch(/^state +DRAINING$/m);
+      expect(draining.stdout).toMatch(/^drain +moved 0, remaining 0$/m);
+      expect(draining.stdout).toMatch(/^label zone +a$/m);
+      expect((await ctl('engines', 'ls')).stdout).toMatch(/^cli-e9 +DRAINING +- +0\/5 +127\.0\.0\.9 +moved 0, remaining 0 +unix:\/\/\/var\/run\/docker-e9\.sock$/m);
+      expect(await ctl('engines', 'cordon', 'cli-e9')).toEqual({ code: 1, stdout: '', stderr: 'sandboxctl: Engine cli-e9 is DRAINING (HTTP 409)\n' });
+      expect((await ctlAs(EngineInfoSchema, 'engines', 'uncordon', 'cli-e9')).state).toBe('ACTIVE');
+      expect(await ctl('engines', 'rm', 'cli-e9')).toEqual({ code: 0, stdout: 'Removed engine cli-e9\n', stderr: '' });
+
+      const gone = 'sandboxctl: no engine "cli-e9": list them with "sandboxctl engines ls"\n';
+      expect(await ctl('engines', 'drain', 'cli-e9')).toEqual({ code: 1, stdout: '', stderr: gone });
+      expect(await ctl('engines', 'rm', 'cli-e9')).toEqual({ code: 1, stdout: '', stderr: gone });
+      const usage = await ctl('engines', 'add', 'cli-e9', 'unix:///var/run/docker-e9.sock');
+      expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('--advertise-host is required') });
+      const invalid = await ctl('engines', 'add', 'Bad_Name', 'unix:///x', '--advertise-host', 'h');
+      expect(invalid).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sandboxctl: invalid request: name: /) });
     });
   });
 });

@@ -1,7 +1,7 @@
 import { type CreateSandboxSpecRequest, iteratePages, type SandboxSpecInfo } from '../../client/index.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
 import { collect } from '../collect.js';
-import { type Command, type CommandContext, flag, integerOption, type ParsedArgs, stringOption, stringsOption } from '../command.js';
+import { type Command, type CommandContext, flag, integerOption, pairsOption, type ParsedArgs, stringOption } from '../command.js';
 import { formatFields, formatTable, formatTime, orDash } from '../format.js';
 import { noSpec, orNotFound } from '../not-found.js';
 
@@ -33,15 +33,6 @@ function warmPool(spec: SandboxSpecInfo): string {
   return spec.warm_pool_size > 0 ? `${spec.warm_pool_ready}/${spec.warm_pool_size}` : '-';
 }
 
-/** `NAME=value` options into a record; a UsageError names the malformed one. */
-function pairs(args: ParsedArgs, option: string, what: string): [string, string][] {
-  return stringsOption(args, option).map((pair) => {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`--${option} takes ${what}, not "${pair}"`);
-    return [pair.slice(0, at), pair.slice(at + 1)];
-  });
-}
-
 function numberOption(args: ParsedArgs, name: string): number | undefined {
   const raw = stringOption(args, name);
   if (raw === undefined) return undefined;
@@ -53,7 +44,7 @@ function numberOption(args: ParsedArgs, name: string): number | undefined {
 function createRequest(args: ParsedArgs): CreateSandboxSpecRequest {
   const image = stringOption(args, 'image');
   if (image === undefined) throw new UsageError('--image is required');
-  const ports = pairs(args, 'port', 'NAME=CONTAINER_PORT').map(([name, port]) => {
+  const ports = pairsOption(args, 'port', 'NAME=CONTAINER_PORT').map(([name, port]) => {
     if (!/^\d+$/.test(port)) throw new UsageError(`--port ${name}= needs a port number, not "${port}"`);
     return { name, container_port: Number(port) };
   });
@@ -61,7 +52,7 @@ function createRequest(args: ParsedArgs): CreateSandboxSpecRequest {
     image,
     id: stringOption(args, 'id'),
     command: args.positionals.length > 0 ? args.positionals : undefined,
-    initial_env: Object.fromEntries(pairs(args, 'env', 'NAME=VALUE')),
+    initial_env: Object.fromEntries(pairsOption(args, 'env', 'NAME=VALUE')),
     working_dir: stringOption(args, 'working-dir'),
     exposed_ports: ports.length > 0 ? ports : undefined,
     cpus: numberOption(args, 'cpus'),
