@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
+import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
+import { pageSchema } from '../../src/contracts/paging.js';
+import { EventSchema, ObservationEventSchema } from '../../src/events/index.js';
+import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
+import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { LABEL_AGENT_SERVER_VERSION, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
@@ -11,6 +17,7 @@ const docker = await connectDocker();
 const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
 const SANDBOX_LLM_PORT = 18080;
 const FIXTURES = join(import.meta.dirname, 'fixtures');
+const EventPageSchema = pageSchema(EventSchema);
 
 /**
  * The whole system on the real engine: control plane, real agent-server image, HTTP and WebSocket.
@@ -45,7 +52,7 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
   }
 
   it('starts, pauses, resumes and deletes a sandbox whose agent-server answers with its own key', async () => {
-    const started = await cp.request('POST', '/api/v1/sandboxes');
+    const started = await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ status: 'STARTING', session_api_key: null, exposed_urls: null });
     const running = await cp.sandboxUntil(started.body.id, 'RUNNING');
@@ -53,13 +60,13 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
     const image = await engine.getImage(E2E_IMAGE).inspect();
     expect(running.agent_server_version).toMatch(/^\d+\.\d+\.\d+\+[0-9a-f]{12}$/);
     expect(running.agent_server_version).toBe(image.Config.Labels?.[LABEL_AGENT_SERVER_VERSION]);
-    const agentUrl: string = running.exposed_urls.find((u: { name: string }) => u.name === 'AGENT_SERVER').url;
+    const agentUrl = running.exposed_urls?.find((u) => u.name === 'AGENT_SERVER')?.url;
     const [container] = await containersOf(running.id);
     expect((await engine.getContainer(container!.Id).inspect()).HostConfig.Runtime).toBe(runtime);
-    expect((await cp.request('GET', '/api/v1/sandbox-specs/search')).body.items[0].runtime).toBe(runtime);
+    expect((await cp.request('GET', '/api/v1/sandbox-specs/search', undefined, SandboxSpecPageSchema)).body.items[0]?.runtime).toBe(runtime);
     expect(agentUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    const withKey = await fetch(`${agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': running.session_api_key } });
+    const withKey = await fetch(`${agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': running.session_api_key ?? '' } });
     expect(withKey.status).toBe(200);
     expect(await withKey.json()).toBe(0);
     expect((await fetch(`${agentUrl}/api/conversations/count`)).status).toBe(401);
@@ -80,18 +87,18 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
   });
 
   gvisorOnly('starts an app conversation and serves its events through the proxy, search and WebSocket', async () => {
-    const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('Hello, sandbox') });
+    const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', { initial_message: message('Hello, sandbox') }, AppConversationSchema);
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ sandbox_status: 'RUNNING', execution_status: 'idle', llm_model: 'openai/scripted' });
     const { id, sandbox_id: sandboxId } = ready.body;
 
-    const search = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`);
+    const search = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`, undefined, EventPageSchema);
     expect(search.body.items).toHaveLength(1);
     expect(search.body.items[0]).toMatchObject({ source: 'user', llm_message: message('Hello, sandbox') });
-    const proxied = await cp.request('GET', `/api/v1/sandboxes/${sandboxId}/agent/api/conversations/${id}/events/search?body=SANDBOX`);
-    expect(proxied.body.items.map((e: { id: string }) => e.id)).toEqual([search.body.items[0].id]);
+    const proxied = await cp.request('GET', `/api/v1/sandboxes/${sandboxId}/agent/api/conversations/${id}/events/search?body=SANDBOX`, undefined, EventPageSchema);
+    expect(proxied.body.items.map((e) => e.id)).toEqual([search.body.items[0]?.id]);
 
-    const frames: any[] = [];
+    const frames: Record<string, unknown>[] = [];
     const ws = new WebSocket(`${cp.url.replace('http', 'ws')}/api/v1/sandboxes/${sandboxId}/agent/sockets/events/${id}?resend_all=true`, {
       headers: { authorization: `Bearer ${cp.apiKey}` },
     });
@@ -106,16 +113,16 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
     // A paused sandbox is resumed when its conversation is read, and its events survived the pause.
     await cp.request('POST', `/api/v1/sandboxes/${sandboxId}/pause`, {});
     await cp.sandboxUntil(sandboxId, 'PAUSED');
-    const afterPause = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`);
+    const afterPause = await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=MessageEvent`, undefined, EventPageSchema);
     expect(afterPause.status).toBe(200);
     expect(afterPause.body.items).toHaveLength(2);
   });
 
   gvisorOnly('runs the agent loop inside the sandbox: real commands in its terminal, real files from its editor', async () => {
-    const sandbox = (await cp.request('POST', '/api/v1/sandboxes')).body;
+    const sandbox = (await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
     await cp.sandboxUntil(sandbox.id, 'RUNNING');
     const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;
-    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 30 })).body;
+    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 30 }, BashOutputSchema)).body;
     const upload = async (path: string, content: string) => {
       const form = new FormData();
       form.append('file', new Blob([content]), 'file');
@@ -143,17 +150,17 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
     const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', {
       sandbox_id: sandbox.id,
       initial_message: { ...message('Check the system and write hello.txt'), run: true },
-    });
+    }, AppConversationSchema);
     expect(ready.status).toBe(200);
     const id = ready.body.id;
     await vi.waitFor(
-      async () => expect((await cp.request('GET', `/api/v1/app-conversations/${id}`)).body.execution_status).toBe('finished'),
+      async () => expect((await cp.request('GET', `/api/v1/app-conversations/${id}`, undefined, AppConversationSchema)).body.execution_status).toBe('finished'),
       { timeout: 60_000, interval: 200 },
     );
 
-    const observations = (await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=ObservationEvent`)).body.items;
-    expect(observations.map((e: any) => e.observation.kind)).toEqual(['TerminalObservation', 'FileEditorObservation', 'FinishObservation']);
-    const terminalText = observations[0].observation.content.map((c: { text: string }) => c.text).join('');
+    const observations = (await cp.request('GET', `/api/v1/app-conversations/${id}/events/search?kind=ObservationEvent`, undefined, pageSchema(ObservationEventSchema))).body.items;
+    expect(observations.map((e) => e.observation.kind)).toEqual(['TerminalObservation', 'FileEditorObservation', 'FinishObservation']);
+    const terminalText = (observations[0]?.observation.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('');
     expect(terminalText).toContain('Linux');
     expect(terminalText).toContain('openhands');
     expect(terminalText).toMatch(/\b12\.\d+/);

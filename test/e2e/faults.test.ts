@@ -6,7 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
+import { checked } from '../helpers/answer.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
@@ -64,7 +66,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
   const createsBySandbox = new Map<string, number>();
   let events: NodeJS.ReadableStream | undefined;
 
-  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfter: string | null }> {
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
     const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -163,7 +165,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
       for (let i = 0; i < SANDBOXES_PER_ROUND; i++) {
         const { status, body } = await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });
         expect(status).toBe(200);
-        sandboxIds.push(body.id);
+        sandboxIds.push(checked(SandboxInfoSchema, body).id);
       }
       await sleep(100 + Math.floor(Math.random() * 1_000));
       await killControlPlane();
@@ -210,7 +212,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
 
     await vi.waitFor(async () => expect((await call('GET', '/api/v1/sandboxes/search?limit=1')).status).toBe(200), { timeout: 30_000 });
     const { body } = await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });
-    sandboxIds.push(body.id);
+    sandboxIds.push(checked(SandboxInfoSchema, body).id);
     await allRunning(sandboxIds);
   });
 
@@ -232,7 +234,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
         },
         { timeout: 60_000, interval: 250 },
       );
-      startedDuring = (await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body.id;
+      startedDuring = checked(SandboxInfoSchema, (await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId })).body).id;
       await startEngine();
     });
     sandboxIds.push(startedDuring);

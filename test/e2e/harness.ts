@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect, vi } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../../src/sandbox-server/config.js';
 import { buildAgentServerImage } from '../../src/sandbox-server/image/index.js';
 import { type RunningSandboxServer, startSandboxServer } from '../../src/sandbox-server/server.js';
+import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
+import { readAnswer, type Answer } from '../helpers/answer.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
@@ -21,9 +24,13 @@ export interface E2eControlPlane {
   instanceId: string;
   apiKey: string;
   dataDir: string;
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /**
+   * fetch() with the API key, JSON in; the body checked against `schema` (see readAnswer), or
+   * without one, parsed if it is JSON and text otherwise.
+   */
+  request<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>>;
   /** Polls the sandbox until it has `status`. */
-  sandboxUntil(id: string, status: string): Promise<any>;
+  sandboxUntil(id: string, status: string): Promise<SandboxInfo>;
   /** Stops the server; its data directory is removed unless `keepData` (for a restart). */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -54,12 +61,12 @@ export async function startE2eControlPlane(
       ...env,
     }),
   );
-  const request: E2eControlPlane['request'] = async (method, path, body) => {
+  const request: E2eControlPlane['request'] = async (method, path, body, schema) => {
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+    if (schema || response.headers.get('content-type')?.includes('json')) return readAnswer(response, schema);
+    return readAnswer(new Response(JSON.stringify(await response.text()), { status: response.status }));
   };
   return {
     url: server.url,
@@ -70,9 +77,9 @@ export async function startE2eControlPlane(
     sandboxUntil: (id, status) =>
       vi.waitFor(
         async () => {
-          const { body } = await request('GET', `/api/v1/sandboxes?id=${id}`);
-          expect(body[0]?.status).toBe(status);
-          return body[0];
+          const [sandbox] = (await request('GET', `/api/v1/sandboxes?id=${id}`, undefined, z.array(SandboxInfoSchema.nullable()))).body;
+          expect(sandbox?.status).toBe(status);
+          return sandbox!;
         },
         { timeout: 60_000, interval: 100 },
       ),

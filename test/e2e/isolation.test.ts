@@ -1,11 +1,17 @@
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
+import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
 const docker = await connectDocker();
+const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
+const SpecBatchSchema = z.array(SandboxSpecInfoSchema.nullable());
 
 /** What a sandbox can do to its neighbours and the machine, driven as an agent would: its own bash. */
 describe.runIf(docker)('sandbox isolation on Docker', () => {
@@ -17,7 +23,7 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
   beforeAll(async () => {
     await buildE2eImage();
     cp = await startE2eControlPlane();
-    const started = (await cp.request('POST', '/api/v1/sandboxes')).body;
+    const started = (await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
     const running = await cp.sandboxUntil(started.id, 'RUNNING');
     neighbour = { id: running.id, agentUrl: agentUrlOf(running) };
   }, 180_000);
@@ -26,23 +32,28 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     if (cp) await removeInstanceResources(engine, cp.instanceId);
   });
 
-  function agentUrlOf(sandbox: { exposed_urls: { name: string; url: string }[] }): string {
-    return sandbox.exposed_urls.find((u) => u.name === 'AGENT_SERVER')!.url;
+  function agentUrlOf(sandbox: SandboxInfo): string {
+    return sandbox.exposed_urls?.find((u) => u.name === 'AGENT_SERVER')?.url ?? '';
   }
 
-  async function startSandbox(spec: Record<string, unknown> | null, until = 'RUNNING'): Promise<any> {
+  async function startSandbox(spec: Record<string, unknown> | null, until = 'RUNNING'): Promise<SandboxInfo> {
     let query = '';
     if (spec) {
-      const created = await cp.request('POST', '/api/v1/sandbox-specs', spec);
+      const created = await cp.request('POST', '/api/v1/sandbox-specs', spec, SandboxSpecInfoSchema);
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       query = `?sandbox_spec_id=${encodeURIComponent(created.body.id)}`;
     }
-    const started = (await cp.request('POST', `/api/v1/sandboxes${query}`)).body;
+    const started = (await cp.request('POST', `/api/v1/sandboxes${query}`, undefined, SandboxInfoSchema)).body;
     return cp.sandboxUntil(started.id, until);
   }
 
+  /** The answer to a bash command run in the sandbox, whatever it is (a dying sandbox's is an error). */
   const bashIn = async (sandboxId: string, command: string, timeout = 60) =>
     (await cp.request('POST', `/api/v1/sandboxes/${sandboxId}/agent/api/bash/execute_bash_command`, { command, timeout })).body;
+
+  /** The stdout of a bash command run in the sandbox, its answer checked to be a BashOutput. */
+  const stdoutIn = async (sandboxId: string, command: string, timeout = 60) =>
+    (await cp.request('POST', `/api/v1/sandboxes/${sandboxId}/agent/api/bash/execute_bash_command`, { command, timeout }, BashOutputSchema)).body.stdout ?? '';
 
   /** The neighbour's agent-server answered every probe while `work` ran, and once more after it. */
   async function neighbourAnswersThroughout(work: Promise<unknown>): Promise<void> {
@@ -61,8 +72,8 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
   }
 
   it("keeps the session key from the agent: not in any process's environment, in no file, from no route", async () => {
-    const sandbox = (await cp.request('GET', `/api/v1/sandboxes?id=${neighbour.id}`)).body[0];
-    const key: string = sandbox.session_api_key;
+    const [sandbox] = (await cp.request('GET', `/api/v1/sandboxes?id=${neighbour.id}`, undefined, SandboxBatchSchema)).body;
+    const key = sandbox?.session_api_key ?? '';
     const agent = (path: string) => `/api/v1/sandboxes/${neighbour.id}/agent${path}`;
     // The issue's reproduction, then every environment and readable file of the sandbox.
     const probes = [
@@ -72,11 +83,11 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       `grep -rsl --exclude-dir=proc --exclude-dir=sys -F '${key.slice(0, 12)}' / ; echo searched`,
     ];
     for (const command of probes) {
-      const output = (await bashIn(neighbour.id, command)).stdout as string;
+      const output = await stdoutIn(neighbour.id, command);
       expect(output, command).not.toContain(key.slice(0, 12));
     }
-    expect((await bashIn(neighbour.id, probes[1]!)).stdout).toMatch(/^openhands\n/);
-    expect((await bashIn(neighbour.id, probes[3]!)).stdout).toBe('searched\n');
+    expect(await stdoutIn(neighbour.id, probes[1]!)).toMatch(/^openhands\n/);
+    expect(await stdoutIn(neighbour.id, probes[3]!)).toBe('searched\n');
 
     // The file routes run in the agent-server itself: its own environment holds no key either.
     for (const path of ['/proc/1/environ', '/proc/self/environ', '/run/sandbox-server/session-key']) {
@@ -140,7 +151,7 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       'const end = (r) => { s.destroy(); done([t, r]); };' +
       's.setTimeout(5000, () => end("timeout")); s.on("connect", () => end("open")); s.on("error", (e) => end(e.code));' +
       '}))).then((r) => console.log(JSON.stringify(Object.fromEntries(r))));';
-    const { stdout } = await bashIn(sandboxId, `node -e '${script}'`);
+    const stdout = await stdoutIn(sandboxId, `node -e '${script}'`);
     return JSON.parse(stdout);
   }
 
@@ -185,15 +196,15 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       for (const sandbox of [neighbour, online, offline]) {
         expect((await cp.request('GET', `/api/v1/sandboxes/${sandbox.id}/agent/alive`)).status).toBe(200);
       }
-      expect((await bashIn(offline.id, 'echo served offline')).stdout).toBe('served offline\n');
-      expect((await cp.request('GET', `/api/v1/sandbox-specs?id=offline-${runtime}-${cp.instanceId}`)).body[0].network).toBe('none');
+      expect(await stdoutIn(offline.id, 'echo served offline')).toBe('served offline\n');
+      expect((await cp.request('GET', `/api/v1/sandbox-specs?id=offline-${runtime}-${cp.instanceId}`, undefined, SpecBatchSchema)).body[0]?.network).toBe('none');
     },
     // Two sandboxes start (gVisor's take a while on a loaded machine), then one 5 s probe each.
     120_000,
   );
 
   it('gives the default spec memory, process and CPU limits', async () => {
-    const [spec] = (await cp.request('GET', `/api/v1/sandbox-specs?id=${encodeURIComponent(E2E_IMAGE)}`)).body;
+    const [spec] = (await cp.request('GET', `/api/v1/sandbox-specs?id=${encodeURIComponent(E2E_IMAGE)}`, undefined, SpecBatchSchema)).body;
     expect(spec).toMatchObject({ memory_mb: 2048, pids_limit: 512, cpus: 1 });
     const info = await engine.getContainer((await engine.listContainers({ filters: { label: [`sandbox-server.id=${neighbour.id}`] } }))[0]!.Id).inspect();
     expect(info.HostConfig).toMatchObject({ Memory: 2048 * 1024 * 1024, PidsLimit: 512, NanoCpus: 1e9 });
@@ -221,7 +232,7 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       await neighbourAnswersThroughout(hog);
       // The kernel killed the hog (SIGKILL: 128 + 9) at the sandbox's limit, not anything outside it.
       expect(await hog).toMatchObject({ stdout: expect.stringContaining('exit=137') });
-      expect((await bashIn(limited.id, 'echo still here')).stdout).toContain('still here');
+      expect(await stdoutIn(limited.id, 'echo still here')).toContain('still here');
     } else {
       await cp.sandboxUntil(limited.id, 'ERROR');
       // Without a PIDs limit, which under gVisor caps the host threads of the sandbox's kernel and

@@ -2,7 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
+import { checked } from '../helpers/answer.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -32,7 +34,7 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
   let database: { url: string; drop(): Promise<void> };
   let events: NodeJS.ReadableStream | undefined;
 
-  async function call(replica: Replica, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
+  async function call(replica: Replica, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; text: string }> {
     const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`http://127.0.0.1:${replica.port}${path}`, {
@@ -80,8 +82,9 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
   async function createThrough(replica: Replica): Promise<string> {
     const { status, body } = await call(replica, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });
     expect(status).toBe(200);
-    sandboxIds.push(body.id);
-    return body.id;
+    const { id } = checked(SandboxInfoSchema, body);
+    sandboxIds.push(id);
+    return id;
   }
 
   async function statuses(replica: Replica, ids: string[]): Promise<string[]> {

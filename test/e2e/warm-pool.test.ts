@@ -1,5 +1,8 @@
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
+import { SandboxInfoSchema, SandboxPageSchema } from '../../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources, testInstanceId } from '../helpers/docker.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
@@ -38,11 +41,11 @@ describe.runIf(docker)('warm pool on Docker, end to end', () => {
   /** The pool's one ready member, as the engine and the spec show it. */
   async function readyMember(): Promise<{ sandboxId: string; containerId: string }> {
     return vi.waitFor(async () => {
-      const spec = (await plane().request('GET', '/api/v1/sandbox-specs/search')).body.items[0];
+      const spec = (await plane().request('GET', '/api/v1/sandbox-specs/search', undefined, SandboxSpecPageSchema)).body.items[0];
       expect(spec).toMatchObject({ warm_pool_size: 1, warm_pool_ready: 1 });
-      const listed = (await plane().request('GET', '/api/v1/sandboxes/search')).body.items.map((s: { id: string }) => s.id);
+      const listed = (await plane().request('GET', '/api/v1/sandboxes/search', undefined, SandboxPageSchema)).body.items.map((s) => s.id);
       const containers = await engine.listContainers({ filters: { label: [`sandbox-server.instance=${instanceId}`] } });
-      const members = containers.filter((c) => !listed.includes(c.Labels[LABEL_SANDBOX_ID]));
+      const members = containers.filter((c) => !listed.includes(c.Labels[LABEL_SANDBOX_ID] ?? ''));
       expect(members).toHaveLength(1);
       return { sandboxId: members[0]!.Labels[LABEL_SANDBOX_ID]!, containerId: members[0]!.Id };
     }, WAIT);
@@ -58,23 +61,23 @@ describe.runIf(docker)('warm pool on Docker, end to end', () => {
     const member = await readyMember();
     expect(await metric('warm_pool_ready')).toBe(1);
 
-    const claimed = await plane().request('POST', '/api/v1/sandboxes');
+    const claimed = await plane().request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
     // Asked at once, before the refill can be ready: the pool is empty, so this one is cold.
-    const cold = await plane().request('POST', '/api/v1/sandboxes');
+    const cold = await plane().request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
 
     expect(claimed.body).toMatchObject({ id: member.sandboxId, status: 'RUNNING', session_api_key: expect.any(String) });
     expect(claimed.body.exposed_urls).toEqual([expect.objectContaining({ name: 'AGENT_SERVER' })]);
     const ran = await plane().request('POST', `/api/v1/sandboxes/${member.sandboxId}/agent/api/bash/execute_bash_command`, { command: 'echo ok', timeout: 30 });
     expect(ran.body).toMatchObject({ exit_code: 0, stdout: 'ok\n' });
-    const direct = await fetch(`${claimed.body.exposed_urls[0].url}/api/conversations/count`, {
-      headers: { 'X-Session-API-Key': claimed.body.session_api_key },
+    const direct = await fetch(`${claimed.body.exposed_urls?.[0]?.url}/api/conversations/count`, {
+      headers: { 'X-Session-API-Key': claimed.body.session_api_key ?? '' },
     });
     expect(direct.status).toBe(200);
     expect(cold.body).toMatchObject({ status: 'STARTING', session_api_key: null });
     expect(await metric('warm_pool_hits_total')).toBe(1);
     expect(await metric('warm_pool_misses_total')).toBe(1);
     expect(await metric('warm_pool_claimed')).toBe(1);
-    const events = (await plane().request('GET', `/api/v1/events/search?sandbox_id=${member.sandboxId}&type=sandbox.claimed`)).body.items;
+    const events = (await plane().request('GET', `/api/v1/events/search?sandbox_id=${member.sandboxId}&type=sandbox.claimed`, undefined, LifecycleEventPageSchema)).body.items;
     expect(events).toHaveLength(1);
 
     const refilled = await readyMember();

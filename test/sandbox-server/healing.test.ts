@@ -2,9 +2,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../../src/sandbox-server/config.js';
+import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_AGENT_SERVER_VERSION } from '../../src/sandbox-server/runtime/runtime.js';
 import { type RunningSandboxServer, startSandboxServer } from '../../src/sandbox-server/server.js';
+import { readAnswer, type Answer } from '../helpers/answer.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../helpers/docker.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 
@@ -13,14 +16,6 @@ const docker = await connectDocker();
 const KEY = 'healing-test-key-0123456789';
 const START_TIMEOUT_SECONDS = 8;
 const VERSION = `0.0.0+healing-${testInstanceId()}`;
-
-interface Info {
-  id: string;
-  status: string;
-  status_detail: string | null;
-  session_api_key: string | null;
-  agent_server_version: string | null;
-}
 
 /**
  * The lifecycle heals, driven through HTTP against the control plane on the real engine. Sweeps are
@@ -33,20 +28,19 @@ describe.runIf(docker)('a lifecycle that heals (Docker)', { timeout: 90_000 }, (
   let dataDir: string;
   let server: RunningSandboxServer;
 
-  async function call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function call<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>> {
     const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: (text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text) as T };
+    return readAnswer(await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), schema);
   }
 
-  async function info(id: string): Promise<Info> {
-    const { body } = await call<Info[]>('GET', `/api/v1/sandboxes?id=${id}`);
-    return body[0] as Info;
+  async function info(id: string): Promise<SandboxInfo> {
+    const [sandbox] = (await call('GET', `/api/v1/sandboxes?id=${id}`, undefined, z.array(SandboxInfoSchema.nullable()))).body;
+    if (!sandbox) throw new Error(`no sandbox ${id}`);
+    return sandbox;
   }
 
-  async function until(id: string, status: string, detail?: string): Promise<Info> {
+  async function until(id: string, status: string, detail?: string): Promise<SandboxInfo> {
     return vi.waitFor(
       async () => {
         const current = await info(id);
@@ -60,7 +54,7 @@ describe.runIf(docker)('a lifecycle that heals (Docker)', { timeout: 90_000 }, (
   }
 
   async function startSandbox(specId: string): Promise<string> {
-    const { status, body } = await call<Info>('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });
+    const { status, body } = await call('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema);
     expect(status).toBe(200);
     return body.id;
   }
@@ -133,7 +127,7 @@ describe.runIf(docker)('a lifecycle that heals (Docker)', { timeout: 90_000 }, (
     await exec(after.Id, `test "$(cat /run/sandbox-server/session-key)" = '${resumed.session_api_key}'`);
     await exec(after.Id, 'test "$(cat /data/note)" = kept');
 
-    const metrics = (await call<string>('GET', '/metrics')).body;
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } })).text();
     expect(metrics).toContain(`sandboxes_by_agent_server_version{version="${VERSION}"} 1`);
   });
 
