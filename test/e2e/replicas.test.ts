@@ -205,6 +205,6 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
 
     const forked = await call(follower, 'POST', `/api/v1/sandboxes/${id}/fork`, {});
     expect(forked.status).toBe(200);
-    await until(holder, [forked.body.id], 'RUNNING');
+    await until(holder, [checked(SandboxInfoSchema, forked.body).id], 'RUNNING');
   });
 });
