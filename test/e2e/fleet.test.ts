@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { type EngineInfo, EnginePageSchema } from '../../src/sandbox-server/models/engine.js';
+import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
+import { type SandboxInfo, SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
+import { type Answer, readAnswer } from '../helpers/answer.js';
 import { ensureBuilt } from '../helpers/build.js';
 import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -51,7 +56,14 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
   const dockers = new Map(ENGINES.map((engine) => [engine.name, new Docker({ socketPath: engine.socket })]));
   let database: { url: string; drop(): Promise<void> };
 
-  async function call(replica: Replica, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
+  /** fetch() with the API key; the body checked against `schema` (see readAnswer), and the raw text. */
+  async function call<S extends z.ZodType = z.ZodUnknown>(
+    replica: Replica,
+    method: string,
+    path: string,
+    body?: unknown,
+    schema?: S,
+  ): Promise<Answer<z.output<S>> & { text: string }> {
     const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`http://127.0.0.1:${replica.port}${path}`, {
@@ -61,13 +73,9 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
       signal: AbortSignal.timeout(20_000),
     });
     const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
-    return { status: response.status, body: parsed, text };
+    const json = response.headers.get('content-type')?.includes('application/json') === true;
+    const answer = await readAnswer(new Response(json ? text : null, { status: response.status }), json ? schema : undefined);
+    return { ...answer, text };
   }
 
   const [a, b] = replicas as [Replica, Replica];
@@ -75,21 +83,21 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
   async function startSandboxes(count: number): Promise<{ id: string; engine: string }[]> {
     const started = [];
     for (let i = 0; i < count; i++) {
-      const { status, body } = await call(replicas[i % 2] as Replica, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });
+      const { status, body } = await call(replicas[i % 2] as Replica, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema);
       expect(status).toBe(200);
-      started.push({ id: body.id as string, engine: body.engine as string });
+      started.push({ id: body.id, engine: body.engine });
     }
     return started;
   }
 
-  async function sandboxes(replica: Replica, ids: string[]): Promise<any[]> {
-    const { body } = await call(replica, 'GET', `/api/v1/sandboxes?${ids.map((id) => `id=${id}`).join('&')}`);
+  async function sandboxes(replica: Replica, ids: string[]): Promise<SandboxInfo[]> {
+    const { body } = await call(replica, 'GET', `/api/v1/sandboxes?${ids.map((id) => `id=${id}`).join('&')}`, undefined, z.array(SandboxInfoSchema));
     return body;
   }
 
-  async function engines(replica: Replica): Promise<Record<string, any>> {
-    const { body } = await call(replica, 'GET', '/api/v1/engines');
-    return Object.fromEntries(body.items.map((engine: any) => [engine.name, engine]));
+  async function engines(replica: Replica): Promise<Record<string, EngineInfo>> {
+    const { body } = await call(replica, 'GET', '/api/v1/engines', undefined, EnginePageSchema);
+    return Object.fromEntries(body.items.map((engine) => [engine.name, engine]));
   }
 
   /** Each sandbox answers /alive through the proxy of each replica. */
@@ -147,7 +155,7 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
     await vi.waitFor(async () => expect((await sandboxes(b, ids)).map((s) => s.status)).toEqual(ids.map(() => 'RUNNING')), WAIT);
     for (const info of await sandboxes(a, ids)) {
       const host = ENGINES.find((engine) => engine.name === info.engine)?.host;
-      expect(info.exposed_urls[0].url).toMatch(new RegExp(`^http://${host!.replaceAll('.', '\\.')}:\\d+$`));
+      expect(info.exposed_urls?.[0]?.url).toMatch(new RegExp(`^http://${host!.replaceAll('.', '\\.')}:\\d+$`));
     }
     await answerThroughEveryReplica(ids);
     await vi.waitFor(async () => {
@@ -165,7 +173,7 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
     const victimIds = first.filter((s) => s.engine === VICTIM).map((s) => s.id);
     process.kill(Number((await readFile(`/var/run/docker-${VICTIM}.pid`, 'utf8')).trim()), 'SIGKILL');
     for (const replica of replicas) {
-      await vi.waitFor(async () => expect((await engines(replica))[VICTIM].health).toBe('UNREACHABLE'), WAIT);
+      await vi.waitFor(async () => expect((await engines(replica))[VICTIM]?.health).toBe('UNREACHABLE'), WAIT);
       expect((await call(replica, 'GET', '/metrics')).text).toMatch(new RegExp(`^sandbox_server_engine_up\\{engine="${VICTIM}"\\} 0$`, 'm'));
     }
     for (const info of await sandboxes(b, victimIds)) {
@@ -173,20 +181,20 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
     }
     const elsewhere = await startSandboxes(2);
     expect(elsewhere.map((s) => s.engine).sort()).toEqual(['e1', 'main']);
-    const events = await call(a, 'GET', '/api/v1/events/search?type=engine.unreachable');
-    expect(events.body.items.map((event: any) => event.subject_id)).toEqual([VICTIM]);
+    const events = await call(a, 'GET', '/api/v1/events/search?type=engine.unreachable', undefined, LifecycleEventPageSchema);
+    expect(events.body.items.map((event) => event.subject_id)).toEqual([VICTIM]);
 
     // Back: healthy again, every sandbox RUNNING and answering, each still in its one container.
     await startExtraEngines();
-    await vi.waitFor(async () => expect((await engines(b))[VICTIM].health).toBe('HEALTHY'), WAIT);
+    await vi.waitFor(async () => expect((await engines(b))[VICTIM]?.health).toBe('HEALTHY'), WAIT);
     const all = [...ids, ...elsewhere.map((s) => s.id)];
     await vi.waitFor(async () => expect((await sandboxes(a, all)).map((s) => [s.status, s.status_detail])).toEqual(all.map(() => ['RUNNING', null])), WAIT);
     await answerThroughEveryReplica(victimIds);
     const containersAfter = await containersBySandbox();
     for (const id of ids) expect(containersAfter.get(id)).toEqual(containersBefore.get(id));
     expect([...containersAfter.values()].map((containers) => containers.length)).toEqual(all.map(() => 1));
-    const back = await call(b, 'GET', '/api/v1/events/search?type=engine.healthy');
-    expect(back.body.items.map((event: any) => event.subject_id)).toEqual([VICTIM]);
+    const back = await call(b, 'GET', '/api/v1/events/search?type=engine.healthy', undefined, LifecycleEventPageSchema);
+    expect(back.body.items.map((event) => event.subject_id)).toEqual([VICTIM]);
     console.log(`fleet: ${all.length} sandboxes on 3 engines; ${VICTIM} SIGKILLed and restarted; 0 recreated, ${[...containersAfter.values()].flat().length} containers`);
   });
 });

@@ -1,6 +1,8 @@
 import { eq, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engines, sandboxes } from '../../../src/sandbox-server/db/schema.js';
+import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
+import { ErrorDetailSchema } from '../../helpers/answer.js';
 import { testDrivers } from '../../helpers/database.js';
 import { openTestApp, type TestApp } from '../harness.js';
 
@@ -21,8 +23,12 @@ describe.each(testDrivers)('sandbox placement (%s)', (driver) => {
     await t.handle.db.insert(engines).values({ name, dockerUrl: `unix:///var/run/${name}.sock`, advertiseHost: '127.0.0.9', ...values });
   }
 
-  async function start(body: object = {}): Promise<{ status: number; body: any }> {
-    return t.call('POST', '/api/v1/sandboxes', body);
+  function start(body: object = {}) {
+    return t.call('POST', '/api/v1/sandboxes', body, SandboxInfoSchema);
+  }
+
+  function refusedStart(body: object = {}) {
+    return t.call('POST', '/api/v1/sandboxes', body, ErrorDetailSchema);
   }
 
   it('spreads sandboxes over the engines, least loaded first, and shows each one\'s engine', async () => {
@@ -46,7 +52,7 @@ describe.each(testDrivers)('sandbox placement (%s)', (driver) => {
 
     for (let i = 0; i < 3; i++) expect((await start({ sandbox_spec_id: 'needs-gpu' })).body.engine).toBe('gpu');
 
-    const refused = await start({ sandbox_spec_id: 'needs-tpu' });
+    const refused = await refusedStart({ sandbox_spec_id: 'needs-tpu' });
     expect(refused).toEqual({
       status: 503,
       body: { detail: 'no engine can take a new sandbox: gpu lacks the label tpu=yes; local lacks the label tpu=yes' },
@@ -62,7 +68,7 @@ describe.each(testDrivers)('sandbox placement (%s)', (driver) => {
     expect((await start()).body.engine).toBe('local');
     expect((await start()).body.engine).toBe('local');
     expect((await start()).body.engine).toBe('down');
-    expect(await start()).toEqual({
+    expect(await refusedStart()).toEqual({
       status: 503,
       body: { detail: 'no engine can take a new sandbox: cordoned is cordoned; down is full (1/1); draining is draining; local is full (2/2)' },
     });
@@ -70,7 +76,7 @@ describe.each(testDrivers)('sandbox placement (%s)', (driver) => {
 
   it('never overfills an engine under concurrent starts', async () => {
     await t.handle.db.update(engines).set({ maxSandboxes: 5 }).where(eq(engines.name, 'local'));
-    const answers = await Promise.all(Array.from({ length: 12 }, () => start()));
+    const answers = await Promise.all(Array.from({ length: 12 }, () => t.call('POST', '/api/v1/sandboxes', {})));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 503)).toHaveLength(7);
     expect(await t.handle.db.select().from(sandboxes)).toHaveLength(5);
