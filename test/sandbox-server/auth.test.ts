@@ -95,6 +95,7 @@ describe('the control plane app', () => {
       '/api/v1/engines',
       '/api/v1/engines/{name}',
       '/api/v1/engines/{name}/cordon',
+      '/api/v1/engines/{name}/drain',
       '/api/v1/engines/{name}/uncordon',
       '/api/v1/events/search',
       '/api/v1/events/stream',
