@@ -33,9 +33,20 @@ const VICTIM = 'e2';
 
 const mainEngine = await connectDocker();
 
-/** Starts (or finds) engines e1 and e2 with the shared script; it is idempotent, and restarts one that died. */
+/**
+ * Starts (or finds) engines e1 and e2 with the shared script; it is idempotent, and restarts one that
+ * died. A dockerd restarted after a SIGKILL cleans up its dead containers first, which on a loaded
+ * machine outlasts the script's 30 s wait while the daemon keeps starting: asking again finds it up.
+ */
 async function startExtraEngines(): Promise<void> {
-  await run('bash', [join(SHARED, 'env', 'extra-engines.sh'), '2'], { timeout: 180_000 });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run('bash', [join(SHARED, 'env', 'extra-engines.sh'), '2'], { timeout: 180_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
 }
 
 interface Replica {
