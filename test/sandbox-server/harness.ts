@@ -1,10 +1,11 @@
 import type { EngineRuntimes } from '../../src/sandbox-server/services/context.js';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { ne } from 'drizzle-orm';
 import type { z } from 'zod';
 import { createSandboxServerApp, type SandboxServerApp } from '../../src/sandbox-server/app.js';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
-import { lifecycleEvents, sandboxes, sandboxSpecs } from '../../src/sandbox-server/db/schema.js';
+import { engines, lifecycleEvents, sandboxes, sandboxSpecs, snapshots } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
 import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { readAnswer, type Answer } from '../helpers/answer.js';
@@ -31,7 +32,7 @@ export interface TestApp {
   reconciler: KickRecorder;
   /** app.request with the API key, JSON in and out; the body checked against `schema` (see readAnswer). */
   call<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>>;
-  /** Empties both tables and recreates the default spec. */
+  /** Empties the tables, recreates the default spec and leaves only the local engine, as a fresh database has. */
   reset(): Promise<void>;
   close(): Promise<void>;
 }
@@ -80,7 +81,11 @@ export async function openTestApp(
     async reset() {
       await handle.db.delete(lifecycleEvents);
       await handle.db.delete(sandboxes);
+      await handle.db.delete(snapshots);
       await handle.db.delete(sandboxSpecs);
+      // Back to the one engine a fresh database has, as it starts.
+      await handle.db.delete(engines).where(ne(engines.name, 'local'));
+      await handle.db.update(engines).set({ state: 'ACTIVE', health: null, maxSandboxes: null, labels: {}, movedSandboxes: 0 });
       await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
       reconciler.kicks.length = 0;
     },

@@ -1,6 +1,6 @@
-import { eq, ne } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { engines, snapshots } from '../../../src/sandbox-server/db/schema.js';
+import { engines } from '../../../src/sandbox-server/db/schema.js';
 import { EngineInfoSchema, EnginePageSchema } from '../../../src/sandbox-server/models/engine.js';
 import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
@@ -19,9 +19,6 @@ describe.each(testDrivers)('POST /api/v1/engines/{name}/drain (%s)', (driver) =>
   afterAll(() => t.close());
   beforeEach(async () => {
     await t.reset();
-    await t.handle.db.delete(snapshots);
-    await t.handle.db.delete(engines).where(ne(engines.name, 'local'));
-    await t.handle.db.update(engines).set({ state: 'ACTIVE', movedSandboxes: 0 });
   });
 
   it('sets the engine DRAINING with engine.draining, places nothing more on it, and reports what remains and what stays', async () => {

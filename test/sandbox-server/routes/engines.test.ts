@@ -19,9 +19,6 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
   afterAll(() => t.close());
   beforeEach(async () => {
     await t.reset();
-    await t.handle.db.delete(snapshots);
-    await t.handle.db.delete(engines).where(ne(engines.name, 'local'));
-    await t.handle.db.update(engines).set({ state: 'ACTIVE' });
   });
 
   async function eventsOf(name: string): Promise<{ type: string; previous_status: string | null; status: string | null }[]> {

@@ -1,4 +1,4 @@
-import { eq, ne } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { engines, sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
@@ -15,8 +15,6 @@ describe.each(testDrivers)('sandbox placement (%s)', (driver) => {
   afterAll(() => t.close());
   beforeEach(async () => {
     await t.reset();
-    await t.handle.db.delete(engines).where(ne(engines.name, 'local'));
-    await t.handle.db.update(engines).set({ state: 'ACTIVE', health: null, maxSandboxes: null, labels: {} });
   });
 
   async function addEngine(name: string, values: Partial<typeof engines.$inferInsert> = {}): Promise<void> {
