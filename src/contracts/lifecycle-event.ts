@@ -30,11 +30,11 @@ export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES)
 export const SNAPSHOT_EVENT_TYPES = ['snapshot.created', 'snapshot.deleted'] as const;
 
 /**
- * An engine was registered, cordoned, set draining, uncordoned or removed (through the API or DOCKER_ENGINES), or
- * its reconciler found it unreachable or healthy again. `subject_id` is the engine's name, `status`
- * its state or health.
+ * An engine was registered, given a new address (by DOCKER_ENGINES at start), cordoned, set
+ * draining, uncordoned or removed (through the API or DOCKER_ENGINES), or its reconciler found it
+ * unreachable or healthy again. `subject_id` is the engine's name, `status` its state or health.
  */
-export const ENGINE_EVENT_TYPES = ['engine.registered', 'engine.cordoned', 'engine.draining', 'engine.uncordoned', 'engine.removed', 'engine.unreachable', 'engine.healthy'] as const;
+export const ENGINE_EVENT_TYPES = ['engine.registered', 'engine.updated', 'engine.cordoned', 'engine.draining', 'engine.uncordoned', 'engine.removed', 'engine.unreachable', 'engine.healthy'] as const;
 
 export const LIFECYCLE_EVENT_TYPES = [...SANDBOX_EVENT_TYPES, ...START_TASK_EVENT_TYPES, ...SNAPSHOT_EVENT_TYPES, ...ENGINE_EVENT_TYPES] as const;
 export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];

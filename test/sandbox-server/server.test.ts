@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/sandbox-server/config.js';
+import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { readAnswer } from '../helpers/answer.js';
@@ -19,8 +20,8 @@ describe('startSandboxServer', () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  const start = () => {
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test', SANDBOX_WARM_POOL: '0' });
+  const start = (env: Record<string, string> = {}) => {
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test', SANDBOX_WARM_POOL: '0', ...env });
     // The fake runtime's containers have no agent-server behind them: they count as up at once.
     return startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', checkAlive: async () => true });
   };
@@ -29,7 +30,7 @@ describe('startSandboxServer', () => {
     readAnswer(await fetch(url, { method, headers: { authorization: `Bearer ${KEY}` } }), schema);
   const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
 
-  // Opens an embedded database on disk twice: slow on a busy machine, hence the long timeout.
+  // Opens an embedded database on disk three times: slow on a busy machine, hence the long timeout.
   it('listens, keeps its data in DATA_DIR across restarts, and creates the default spec once', async () => {
     const first = await start();
     let sandboxId: string;
@@ -45,16 +46,39 @@ describe('startSandboxServer', () => {
     }
     await expect(fetch(`${first.url}/alive`)).rejects.toThrow();
 
-    const second = await start();
+    // The second start also brings an engine from DOCKER_ENGINES (one fake runtime stands in for
+    // both): registered with its event, as through the API; `local`, unchanged, records nothing more.
+    const local = 'local=unix:///var/run/docker.sock@127.0.0.1';
+    const engineEvents = async (url: string) =>
+      (await call(`${url}/api/v1/events/search?limit=100&sort_order=TIMESTAMP`, 'GET', LifecycleEventPageSchema)).body.items
+        .filter((event) => event.subject_kind === 'engine')
+        .map((event) => [event.type, event.subject_id, event.previous_status, event.status, event.status_detail]);
+    const registered = [
+      ['engine.registered', 'local', null, 'ACTIVE', 'unix:///var/run/docker.sock, published on 127.0.0.1'],
+      ['engine.registered', 'e9', null, 'ACTIVE', 'unix:///var/run/docker-e9.sock, published on 127.0.0.9'],
+    ];
+    const second = await start({ DOCKER_ENGINES: `${local},e9=unix:///var/run/docker-e9.sock@127.0.0.9` });
     try {
       expect((await call(`${second.url}/api/v1/sandbox-specs/search`)).body).toEqual(specs);
       expect((await call(`${second.url}/api/v1/sandbox-specs/search`, 'GET', SandboxSpecPageSchema)).body.items).toHaveLength(1);
       const [sandbox] = (await call(`${second.url}/api/v1/sandboxes?id=${sandboxId}`, 'GET', SandboxBatchSchema)).body;
       expect(sandbox?.id).toBe(sandboxId);
+      expect(await engineEvents(second.url)).toEqual(registered);
     } finally {
       await second.close();
     }
-  }, 120_000);
+
+    // A new address for e9 is recorded once, with the old one; the unchanged `local` stays quiet.
+    const third = await start({ DOCKER_ENGINES: `${local},e9=unix:///var/run/docker-e9.sock@127.0.0.10` });
+    try {
+      expect(await engineEvents(third.url)).toEqual([
+        ...registered,
+        ['engine.updated', 'e9', 'ACTIVE', 'ACTIVE', 'unix:///var/run/docker-e9.sock, published on 127.0.0.10 (was unix:///var/run/docker-e9.sock, published on 127.0.0.9)'],
+      ]);
+    } finally {
+      await third.close();
+    }
+  }, 240_000);
 
   it('serves Prometheus metrics: sandboxes by status, reconcile passes, start latency and HTTP requests', async () => {
     const server = await start();

@@ -355,6 +355,8 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
   });
 
   it('records its engine UNREACHABLE when it stops answering and HEALTHY when it answers again, each change with its event', async () => {
+    // The fresh database's registration of `local` (engine.registered) is not this test's.
+    await handle.db.delete(lifecycleEvents);
     const r = reconciler({ onHealth: (healthy, detail) => recordEngineHealth(handle.db, 'local', healthy, detail) });
     await r.start();
     const health = async () => (await handle.db.select().from(engines).where(eq(engines.name, 'local')))[0];

@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
 import { UnavailableError } from '../../../src/errors/index.js';
+import { readAnswer } from '../../helpers/answer.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { createFakeRuntime } from '../../helpers/fake-runtime.js';
 import { insertSandbox, insertSpec, readSandbox } from '../reconciler/fixtures.js';
@@ -68,6 +69,40 @@ describe.each(testDrivers)('a snapshot taken through a replica that does not rec
       expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING' });
     } finally {
       await leader.stop();
+      await events.close();
+    }
+  });
+
+  it('refuses a sandbox that cannot be snapshotted with 409 before taking the hold, which no reconciler would acknowledge', async () => {
+    const spec = await insertSpec(handle.db);
+    const starting = await insertSandbox(handle.db, spec.id);
+    let holds = 0;
+    const events = new EventFeed();
+    const { app } = createSandboxServerApp({
+      db: handle.db,
+      reconciler: { kick: () => undefined },
+      apiKeys: [API_KEY],
+      maxRunningSandboxes: 10,
+      events,
+      snapshots: {
+        runtimeOf: () => createFakeRuntime(),
+        hold: (sandboxId, work) => {
+          holds++;
+          return holdSandbox({ db: handle.db, kick: () => undefined }, sandboxId, work);
+        },
+      },
+    });
+    try {
+      const answer = await readAnswer(
+        await app.request(`/api/v1/sandboxes/${starting.id}/snapshots`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'too early' }),
+        }),
+      );
+      expect(answer).toEqual({ status: 409, body: { detail: 'Sandbox is STARTING; only a RUNNING or PAUSED sandbox can be snapshotted' } });
+      expect(holds).toBe(0);
+    } finally {
       await events.close();
     }
   });

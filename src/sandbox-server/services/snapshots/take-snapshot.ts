@@ -1,6 +1,6 @@
 import { ConflictError } from '../../../errors/index.js';
 import { dataVolumeNameFor } from '../../reconciler/container-request.js';
-import { snapshots } from '../../db/schema.js';
+import { type SandboxRow, snapshots } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SnapshotInfo } from '../../models/snapshot.js';
 import type { ServiceContext } from '../context.js';
@@ -22,12 +22,12 @@ export interface TakeSnapshotInput {
  * Unknown sandbox: 404; deleted, or not RUNNING or PAUSED (no container yet, or a broken one): 409.
  */
 export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput): Promise<SnapshotInfo> {
-  await findLiveSandbox(ctx.db, input.sandboxId);
+  // Refused before the hold, at once: taking it waits for a reconciler's pass, up to 30 s.
+  assertSnapshotable(await findLiveSandbox(ctx.db, input.sandboxId));
   return ctx.snapshots.hold(input.sandboxId, async () => {
     // Read again under the hold: the state it had before the hold may have changed.
     const sandbox = await findLiveSandbox(ctx.db, input.sandboxId);
-    const snapshotable = (sandbox.status === 'RUNNING' || sandbox.status === 'PAUSED') && sandbox.containerId !== null;
-    if (!snapshotable) throw new ConflictError(`Sandbox is ${sandbox.status}; only a RUNNING or PAUSED sandbox can be snapshotted`);
+    assertSnapshotable(sandbox);
     const id = newSandboxId();
     const artifacts = await onEngine('Snapshot', () =>
       ctx.snapshots.runtimeOf(sandbox.engine).snapshot({
@@ -62,4 +62,9 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
       throw error;
     }
   });
+}
+
+function assertSnapshotable(sandbox: SandboxRow): void {
+  const snapshotable = (sandbox.status === 'RUNNING' || sandbox.status === 'PAUSED') && sandbox.containerId !== null;
+  if (!snapshotable) throw new ConflictError(`Sandbox is ${sandbox.status}; only a RUNNING or PAUSED sandbox can be snapshotted`);
 }
