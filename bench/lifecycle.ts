@@ -24,12 +24,12 @@ import { type SandboxRow, sandboxes, sandboxSpecs } from '../src/sandbox-server/
 import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime } from '../src/sandbox-server/runtime/index.js';
 import { type BenchImage, buildBenchImage, createFloorContainer, FLOOR_KEY, removeBenchResources } from './docker-fixture.js';
-import { formatMs, formatRatio, printTable } from './measure.js';
+import { formatMs, formatRatio, percentile, printTable, timed, until } from './measure.js';
 
 const SANDBOXES = Number(process.env.LIFECYCLE_SANDBOXES ?? 20);
 const PAUSE_CYCLES = Number(process.env.LIFECYCLE_CYCLES ?? 20);
-const POLL_MS = 5;
-const TIMEOUT_MS = 60_000;
+/** How often and how long to poll for a state. */
+const WAIT = { pollMs: 5, timeoutMs: 60_000 };
 
 interface Sample {
   ours: number[];
@@ -92,8 +92,8 @@ async function measureRuntime(docker: Docker, db: Database, reconciler: Reconcil
   }
 
   const line = (name: string, sample: Sample) => {
-    const ours = percentiles(sample.ours);
-    const base = percentiles(sample.floor);
+    const ours = { p50: percentile(sample.ours, 0.5), p95: percentile(sample.ours, 0.95) };
+    const base = { p50: percentile(sample.floor, 0.5), p95: percentile(sample.floor, 0.95) };
     return [name, formatMs(ours.p50), formatMs(ours.p95), formatMs(base.p50), formatMs(base.p95), formatRatio(ours.p50 / base.p50)];
   };
   console.log(`\n${runtime}: ${SANDBOXES} sandboxes one at a time, ${PAUSE_CYCLES} pause/resume cycles; image ${image}`);
@@ -125,7 +125,7 @@ async function floorRun(docker: Docker, bench: BenchImage, runtime: OciRuntime):
     } catch {
       return false;
     }
-  });
+  }, WAIT);
   return { container, startMs: performance.now() - started };
 }
 
@@ -136,7 +136,7 @@ async function oursStart(db: Database, reconciler: Reconciler, specId: string): 
     .values({ id: randomBytes(12).toString('hex'), specId, engine: 'local', desiredState: 'RUNNING', status: 'STARTING', sessionApiKey: randomBytes(16).toString('hex') })
     .returning();
   reconciler.kick(row!.id);
-  await until(async () => (await read(db, row!.id)).status === 'RUNNING');
+  await until(async () => (await read(db, row!.id)).status === 'RUNNING', WAIT);
   return { row: row!, startMs: performance.now() - started };
 }
 
@@ -149,7 +149,7 @@ async function setDesiredAndWait(
 ): Promise<void> {
   await db.update(sandboxes).set({ desiredState }).where(eq(sandboxes.id, id));
   reconciler.kick(id);
-  await until(async () => done(await read(db, id)));
+  await until(async () => done(await read(db, id)), WAIT);
 }
 
 async function read(db: Database, id: string): Promise<SandboxRow> {
@@ -158,24 +158,7 @@ async function read(db: Database, id: string): Promise<SandboxRow> {
   return row;
 }
 
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
 
-function percentiles(values: number[]): { p50: number; p95: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { p50: at(0.5), p95: at(0.95) };
-}
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -24,6 +24,22 @@ export function percentile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
+/** How long `fn` took, in ms. */
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/** Polls `condition` every `pollMs` until it holds; throws after `timeoutMs`. */
+export async function until(condition: () => Promise<boolean>, { pollMs, timeoutMs }: { pollMs: number; timeoutMs: number }): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
 export function formatMs(ms: number): string {
   if (ms >= 100) return `${ms.toFixed(0)} ms`;
   if (ms >= 1) return `${ms.toFixed(1)} ms`;

@@ -26,12 +26,12 @@ import { forkSandbox } from '../src/sandbox-server/services/sandboxes/fork-sandb
 import { startSandbox } from '../src/sandbox-server/services/sandboxes/start-sandbox.js';
 import { takeSnapshot } from '../src/sandbox-server/services/snapshots/take-snapshot.js';
 import { buildBenchImage, removeBenchResources } from './docker-fixture.js';
-import { formatMs, formatRatio, percentile, printTable } from './measure.js';
+import { formatMs, formatRatio, percentile, printTable, timed, until } from './measure.js';
 
 const ROUNDS = Number(process.env.SNAPSHOT_ROUNDS ?? 5);
 const RUNTIME = process.env.BENCH_RUNTIME ?? 'runc';
-const POLL_MS = 20;
-const TIMEOUT_MS = 120_000;
+/** How often and how long to poll for a state. */
+const WAIT = { pollMs: 20, timeoutMs: 120_000 };
 
 interface Sample {
   ours: number[];
@@ -66,7 +66,7 @@ export async function run(): Promise<void> {
       isDefault: true,
     });
     const source = await startSandbox(ctx, {});
-    await until(async () => (await status(db, source.id)) === 'RUNNING');
+    await until(async () => (await status(db, source.id)) === 'RUNNING', WAIT);
     const [row] = await db.select().from(sandboxes).where(eq(sandboxes.id, source.id));
     const container = docker.getContainer(row!.containerId!);
 
@@ -143,16 +143,4 @@ async function status(db: Database, id: string): Promise<string | undefined> {
   return row?.status;
 }
 
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
