@@ -26,6 +26,7 @@ import { LABEL_SANDBOX_ID } from '../src/sandbox-server/runtime/index.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
 import { type BenchImage, buildBenchImage, createFloorContainer, FLOOR_KEY, removeBenchResources } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable } from './measure.js';
+import { followRunningEvents } from './running-events.js';
 
 const SAMPLES = Number(process.env.COLD_SAMPLES ?? 10);
 const BURST = Number(process.env.COLD_BURST ?? 40);
@@ -199,32 +200,6 @@ async function floorRun(
   } finally {
     if (remove) await container.remove({ force: true, v: true });
   }
-}
-
-/** Follows `sandbox.running` events on the SSE stream; `seen(id)` settles once the sandbox's arrived. */
-async function followRunningEvents(url: string): Promise<{ seen(sandboxId: string): Promise<void>; stop(): void }> {
-  const arrived = new Set<string>();
-  const waiters = new Map<string, () => void>();
-  const stopped = new AbortController();
-  const response = await fetch(`${url}/api/v1/events/stream?type=sandbox.running`, { signal: stopped.signal });
-  void (async () => {
-    let buffered = '';
-    for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines.filter((l) => l.startsWith('data:'))) {
-        const id = (JSON.parse(line.slice('data:'.length)) as { sandbox_id: string }).sandbox_id;
-        arrived.add(id);
-        waiters.get(id)?.();
-      }
-    }
-  })().catch(() => undefined);
-  return {
-    seen: (sandboxId) =>
-      arrived.has(sandboxId) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(sandboxId, resolve)),
-    stop: () => stopped.abort(),
-  };
 }
 
 async function phasesOf(docker: Docker, sandboxId: string, began: number, done: number): Promise<Phases> {

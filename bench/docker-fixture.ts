@@ -24,17 +24,26 @@ export async function buildBenchImage(docker: Docker, prefix: string): Promise<B
 }
 
 /**
- * Containers first (they hold volumes, networks and images), then volumes, networks and images
- * labelled with the instance, then the bench image itself. Best effort past the containers, so a
- * leftover does not hide the error that ended the run.
+ * Everything a run left behind under its instance label: removeSandboxResources, then the images
+ * labelled with the instance (snapshots), then the bench image itself.
  */
 export async function removeBenchResources(docker: Docker, { instanceId, image }: BenchImage): Promise<void> {
+  await removeSandboxResources(docker, instanceId);
+  const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
+  for (const i of await docker.listImages({ filters })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
+  await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+}
+
+/**
+ * The sandboxes' containers first (they hold volumes and networks), then the volumes and networks
+ * labelled with the instance; the images stay, for the next part of a run. Best effort past the
+ * containers, so a leftover does not hide the error that ended the run.
+ */
+export async function removeSandboxResources(docker: Docker, instanceId: string): Promise<void> {
   const filters = { label: [`${LABEL_INSTANCE}=${instanceId}`] };
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true });
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
   for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
-  for (const i of await docker.listImages({ filters })) await docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
-  await docker.getImage(image).remove({ force: true }).catch(() => undefined);
 }
 
 /** The session key of floor containers, which the floors send to the agent-server. */
