@@ -2,6 +2,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -58,13 +59,16 @@ interface Replica {
  * Three engines and two control-plane replicas on one PostgreSQL: sandboxes spread over the
  * engines and answer through either replica's proxy; an engine whose dockerd is SIGKILLed turns
  * UNREACHABLE, its sandboxes say so and new ones go elsewhere; back, everything converges with each
- * sandbox still in the one container it was created in.
+ * sandbox still in the one container it was created in. Then the replica holding the leases is
+ * SIGKILLed mid-burst, and the other converges every sandbox on the three engines.
  */
 describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under two replicas', { timeout: 600_000 }, () => {
   const instanceId = `fleet-${randomBytes(4).toString('hex')}`;
   const specId = `${instanceId}-alive`;
   const replicas: Replica[] = [0, 1].map(() => ({ port: 30_000 + Math.floor(Math.random() * 10_000) }));
   const dockers = new Map(ENGINES.map((engine) => [engine.name, new Docker({ socketPath: engine.socket })]));
+  /** Every sandbox the suite started and has not deleted, each wanted RUNNING unless the tests say otherwise. */
+  const suiteSandboxes: string[] = [];
   let database: { url: string; drop(): Promise<void> };
 
   /** fetch() with the API key; the body checked against `schema` (see readAnswer), and the raw text. */
@@ -118,6 +122,31 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
         await vi.waitFor(async () => expect((await call(replica, 'GET', `/api/v1/sandboxes/${id}/agent/alive`)).status).toBe(200), WAIT);
       }
     }
+  }
+
+  /** The leases a replica holds, from its /metrics. */
+  async function leasesHeld(replica: Replica): Promise<string[]> {
+    return [...(await call(replica, 'GET', '/metrics')).text.matchAll(/^sandbox_server_lease_held\{lease="([^"]+)"\} 1$/gm)].map((match) => match[1] as string);
+  }
+
+  /**
+   * Counts `create` events of this suite's containers, by sandbox, on every engine, from now until
+   * `stop()`: a sandbox created twice (even if the extra container was removed again) shows 2.
+   */
+  async function countCreates(): Promise<{ bySandbox: Map<string, number>; stop(): void }> {
+    const bySandbox = new Map<string, number>();
+    const streams = await Promise.all(
+      [...dockers.values()].map((docker) => docker.getEvents({ filters: { type: ['container'], event: ['create'], label: [`${LABEL_INSTANCE}=${instanceId}`] } })),
+    );
+    for (const stream of streams) {
+      stream.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+          const sandboxId = (JSON.parse(line) as { Actor?: { Attributes?: Record<string, string> } }).Actor?.Attributes?.[LABEL_SANDBOX_ID];
+          if (sandboxId) bySandbox.set(sandboxId, (bySandbox.get(sandboxId) ?? 0) + 1);
+        }
+      });
+    }
+    return { bySandbox, stop: () => streams.forEach((stream) => (stream as unknown as { destroy(): void }).destroy()) };
   }
 
   /** Our containers on every engine, by sandbox. */
@@ -201,11 +230,61 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
     const all = [...ids, ...elsewhere.map((s) => s.id)];
     await vi.waitFor(async () => expect((await sandboxes(a, all)).map((s) => [s.status, s.status_detail])).toEqual(all.map(() => ['RUNNING', null])), WAIT);
     await answerThroughEveryReplica(victimIds);
+    suiteSandboxes.push(...all);
     const containersAfter = await containersBySandbox();
     for (const id of ids) expect(containersAfter.get(id)).toEqual(containersBefore.get(id));
     expect([...containersAfter.values()].map((containers) => containers.length)).toEqual(all.map(() => 1));
     const back = await call(b, 'GET', '/api/v1/events/search?type=engine.healthy', undefined, LifecycleEventPageSchema);
     expect(back.body.items.map((event) => event.subject_id)).toEqual([VICTIM]);
     console.log(`fleet: ${all.length} sandboxes on 3 engines; ${VICTIM} SIGKILLed and restarted; 0 recreated, ${[...containersAfter.values()].flat().length} containers`);
+  });
+
+  it('converges every sandbox on the three engines when the replica holding the leases is SIGKILLed mid-burst: 0 orphans, 0 double creates', async () => {
+    // The first replica started took every lease; it is the one to kill.
+    const holding = await Promise.all(replicas.map(async (replica) => ({ replica, leases: await leasesHeld(replica) })));
+    const leader = holding.find((h) => h.leases.includes('control-plane'));
+    expect(leader?.leases.sort()).toEqual(['control-plane', ...ENGINES.map((engine) => `reconciler/${engine.name}`)].sort());
+    const survivor = replicas.find((replica) => replica !== leader?.replica) as Replica;
+    const creates = await countCreates();
+    try {
+      // Half the burst through each replica, changes of earlier sandboxes through the survivor, then
+      // the kill while they are being made, and the rest of the burst through the survivor.
+      const burst = await startSandboxes(6);
+      const [paused, deleted] = suiteSandboxes.splice(0, 2) as [string, string];
+      expect((await call(survivor, 'POST', `/api/v1/sandboxes/${paused}/pause`)).status).toBe(200);
+      expect((await call(survivor, 'DELETE', `/api/v1/sandboxes/${deleted}`)).status).toBe(200);
+      await killProcess(leader?.replica.process);
+      const killedAt = performance.now();
+      for (let i = 0; i < 3; i++) {
+        const { status, body } = await call(survivor, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema);
+        expect(status).toBe(200);
+        burst.push({ id: body.id, engine: body.engine });
+      }
+      expect(new Set(burst.map((s) => s.engine))).toEqual(new Set(ENGINES.map((engine) => engine.name)));
+      await vi.waitFor(async () => expect((await leasesHeld(survivor)).sort()).toEqual(leader?.leases), WAIT);
+      const takeoverMs = Math.round(performance.now() - killedAt);
+
+      const running = [...suiteSandboxes, ...burst.map((s) => s.id)];
+      await vi.waitFor(async () => {
+        expect((await sandboxes(survivor, running)).map((s) => s.status)).toEqual(running.map(() => 'RUNNING'));
+        expect((await sandboxes(survivor, [paused])).map((s) => s.status)).toEqual(['PAUSED']);
+        expect((await containersBySandbox()).has(deleted)).toBe(false);
+      }, WAIT);
+      // Past the orphan grace, so that a leaked container would have been seen and removed by now.
+      await sleep(3_000);
+      const containers = await containersBySandbox();
+      const known = [...running, paused];
+      const tally = {
+        sandboxes: known.length,
+        withOneContainer: known.filter((id) => containers.get(id)?.length === 1).length,
+        orphans: [...containers.keys()].filter((id) => !known.includes(id)).length,
+        doubleCreates: [...creates.bySandbox.values()].filter((count) => count > 1).length,
+        burstCreates: burst.filter((s) => creates.bySandbox.get(s.id) === 1).length,
+      };
+      console.log(`fleet: the replica holding ${leader?.leases.length} leases SIGKILLed mid-burst; the other held them after ${takeoverMs} ms (lease 6 s),`, JSON.stringify(tally));
+      expect(tally).toEqual({ sandboxes: known.length, withOneContainer: known.length, orphans: 0, doubleCreates: 0, burstCreates: burst.length });
+    } finally {
+      creates.stop();
+    }
   });
 });
