@@ -24,14 +24,13 @@ import Docker from 'dockerode';
 import { loadConfig } from '../src/sandbox-server/config.js';
 import { LABEL_SANDBOX_ID } from '../src/sandbox-server/runtime/index.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
-import { type BenchImage, buildBenchImage, createFloorContainer, FLOOR_KEY, removeBenchResources } from './docker-fixture.js';
-import { formatMs, formatRatio, percentile, printTable } from './measure.js';
+import { type BenchImage, buildBenchImage, createFloorContainer, echoDirect, echoThroughProxy, FLOOR_KEY, removeBenchResources, waitFor } from './docker-fixture.js';
+import { formatMs, formatRatio, percentile, printTable, until } from './measure.js';
 import { followRunningEvents } from './running-events.js';
 
 const SAMPLES = Number(process.env.COLD_SAMPLES ?? 10);
 const BURST = Number(process.env.COLD_BURST ?? 40);
 const RUNTIME = process.env.COLD_RUNTIME ?? 'runc';
-const POLL_MS = 5;
 const TIMEOUT_MS = 180_000;
 
 /** Times in ms since the sample began (epoch ms for the clocks read from the engine and logs). */
@@ -71,7 +70,7 @@ export async function run(): Promise<void> {
   const running = await followRunningEvents(server.url);
   const removeOurs = async (ids: string[]) => {
     await Promise.all(ids.map((id) => api('DELETE', `/api/v1/sandboxes/${id}`)));
-    for (const id of ids) await until(async () => (await docker.listContainers({ all: true, filters: { label: [`${LABEL_SANDBOX_ID}=${id}`] } })).length === 0);
+    for (const id of ids) await until(async () => (await docker.listContainers({ all: true, filters: { label: [`${LABEL_SANDBOX_ID}=${id}`] } })).length === 0, waitFor(TIMEOUT_MS));
   };
 
   const start = { ours: [] as number[], floor: [] as number[], oursPhases: [] as Phases[], floorPhases: [] as Phases[] };
@@ -96,15 +95,7 @@ export async function run(): Promise<void> {
 
       began = Date.now();
       sandbox = await api('POST', '/api/v1/sandboxes');
-      const output = await untilValue(async () => {
-        const response = await fetch(`${server.url}/api/v1/sandboxes/${sandbox.id}/agent/api/bash/execute_bash_command`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
-        });
-        return response.ok ? ((await response.json()) as { stdout: string }).stdout : undefined;
-      });
-      if (output !== 'ok\n') throw new Error(`unexpected output ${JSON.stringify(output)}`);
+      await echoThroughProxy(server.url, sandbox.id, TIMEOUT_MS);
       tti.ours.push(Date.now() - began);
       tti.oursPhases.push(await phasesOf(docker, sandbox.id, began, Date.now()));
       await removeOurs([sandbox.id]);
@@ -168,7 +159,7 @@ export async function run(): Promise<void> {
 async function floorRun(
   docker: Docker,
   bench: BenchImage,
-  until: 'alive' | 'echo',
+  answer: 'alive' | 'echo',
   remove = true,
 ): Promise<{ ms: number; phases: Phases; container: Docker.Container }> {
   const began = Date.now();
@@ -177,24 +168,7 @@ async function floorRun(
     await container.start();
     const port = (await container.inspect()).NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
     const base = `http://127.0.0.1:${port}`;
-    const headers = { 'content-type': 'application/json', 'X-Session-API-Key': FLOOR_KEY };
-    await untilValue(async () => {
-      try {
-        const response =
-          until === 'alive'
-            ? await fetch(`${base}/alive`, { headers, signal: AbortSignal.timeout(5_000) })
-            : await fetch(`${base}/api/bash/execute_bash_command`, {
-                method: 'POST',
-                headers,
-                body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
-                signal: AbortSignal.timeout(5_000),
-              });
-        const body = await response.text();
-        return response.ok && (until === 'alive' || (JSON.parse(body) as { stdout: string }).stdout === 'ok\n') ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    });
+    await until(answer === 'alive' ? () => answersAlive(base) : () => echoDirect(base), waitFor(TIMEOUT_MS));
     const done = Date.now();
     return { ms: done - began, phases: await containerPhases(container, began, done), container };
   } finally {
@@ -225,17 +199,13 @@ async function containerPhases(container: Docker.Container, began: number, done:
   };
 }
 
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  await untilValue(async () => ((await condition()) ? true : undefined));
-}
-
-async function untilValue<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+async function answersAlive(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/alive`, { headers: { 'X-Session-API-Key': FLOOR_KEY }, signal: AbortSignal.timeout(5_000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
   }
 }
 

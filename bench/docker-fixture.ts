@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
 import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
+import { until } from './measure.js';
 
 export interface BenchImage {
   instanceId: string;
@@ -62,4 +63,44 @@ export function createFloorContainer(docker: Docker, { instanceId, image }: Benc
     ExposedPorts: { '8000/tcp': {} },
     HostConfig: { PortBindings: { '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] }, Runtime: runtime },
   });
+}
+
+/** How the benchmarks wait: asking every 5 ms, for at most `timeoutMs`. */
+export const waitFor = (timeoutMs: number) => ({ pollMs: 5, timeoutMs });
+
+/**
+ * Time to interactive, ours: runs `echo ok` through the control plane's proxy, asking at once and
+ * again until the sandbox answers (the proxy itself waits for a starting sandbox); throws unless it
+ * printed `ok`.
+ */
+export async function echoThroughProxy(serverUrl: string, sandboxId: string, timeoutMs: number): Promise<void> {
+  let output: string | undefined;
+  await until(async () => {
+    const response = await fetch(`${serverUrl}/api/v1/sandboxes/${sandboxId}/agent/api/bash/execute_bash_command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
+    });
+    if (response.ok) output = ((await response.json()) as { stdout: string }).stdout;
+    return response.ok;
+  }, waitFor(timeoutMs));
+  if (output !== 'ok\n') throw new Error(`unexpected output ${JSON.stringify(output)}`);
+}
+
+/**
+ * Time to interactive, the floor: whether `echo ok` ran on a floor container's agent-server at
+ * `baseUrl`, asked directly; false while it does not answer yet.
+ */
+export async function echoDirect(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/api/bash/execute_bash_command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Session-API-Key': FLOOR_KEY },
+      body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    return response.ok && ((await response.json()) as { stdout: string }).stdout === 'ok\n';
+  } catch {
+    return false;
+  }
 }

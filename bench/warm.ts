@@ -18,13 +18,12 @@ import { pathToFileURL } from 'node:url';
 import Docker from 'dockerode';
 import { loadConfig } from '../src/sandbox-server/config.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
-import { type BenchImage, buildBenchImage, createFloorContainer, FLOOR_KEY, removeBenchResources } from './docker-fixture.js';
-import { formatMs, formatRatio, percentile, printTable } from './measure.js';
+import { type BenchImage, buildBenchImage, createFloorContainer, echoDirect, echoThroughProxy, removeBenchResources, waitFor } from './docker-fixture.js';
+import { formatMs, formatRatio, percentile, printTable, until } from './measure.js';
 
 const SAMPLES = Number(process.env.WARM_SAMPLES ?? 20);
 const RUNTIME = process.env.WARM_RUNTIME ?? 'runc';
 const POOL = 2;
-const POLL_MS = 5;
 const TIMEOUT_MS = 120_000;
 /** ComputeSDK benchmark, 2026-04-01: median create -> first command. */
 const PEERS = [
@@ -59,7 +58,7 @@ export async function run(): Promise<void> {
     return response.json();
   };
   const poolReady = () =>
-    until(async () => (await api('GET', '/api/v1/sandbox-specs/search')).items.some((s: any) => s.is_default && s.warm_pool_ready === POOL));
+    until(async () => (await api('GET', '/api/v1/sandbox-specs/search')).items.some((s: any) => s.is_default && s.warm_pool_ready === POOL), waitFor(TIMEOUT_MS));
 
   const warm: number[] = [];
   const floor: number[] = [];
@@ -71,18 +70,10 @@ export async function run(): Promise<void> {
       const started = performance.now();
       const sandbox = await api('POST', '/api/v1/sandboxes');
       if (sandbox.status !== 'RUNNING') misses++;
-      const ran = await untilValue(async () => {
-        const response = await fetch(`${server.url}/api/v1/sandboxes/${sandbox.id}/agent/api/bash/execute_bash_command`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
-        });
-        return response.ok ? ((await response.json()) as { stdout: string }).stdout : undefined;
-      });
+      await echoThroughProxy(server.url, sandbox.id, TIMEOUT_MS);
       warm.push(performance.now() - started);
-      if (ran !== 'ok\n') throw new Error(`unexpected output ${JSON.stringify(ran)}`);
       await api('DELETE', `/api/v1/sandboxes/${sandbox.id}`);
-      await until(async () => (await docker.listContainers({ all: true, filters: { label: [`sandbox-server.id=${sandbox.id}`] } })).length === 0);
+      await until(async () => (await docker.listContainers({ all: true, filters: { label: [`sandbox-server.id=${sandbox.id}`] } })).length === 0, waitFor(TIMEOUT_MS));
     }
   } finally {
     await server.close();
@@ -121,38 +112,10 @@ async function floorRun(docker: Docker, bench: BenchImage): Promise<number> {
   try {
     await container.start();
     const port = (await container.inspect()).NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
-    const output = await untilValue(async () => {
-      try {
-        const response = await fetch(`http://127.0.0.1:${port}/api/bash/execute_bash_command`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'X-Session-API-Key': FLOOR_KEY },
-          body: JSON.stringify({ command: 'echo ok', timeout: 10 }),
-          signal: AbortSignal.timeout(5_000),
-        });
-        return response.ok ? ((await response.json()) as { stdout: string }).stdout : undefined;
-      } catch {
-        return undefined;
-      }
-    });
-    const elapsed = performance.now() - started;
-    if (output !== 'ok\n') throw new Error(`unexpected floor output ${JSON.stringify(output)}`);
-    return elapsed;
+    await until(() => echoDirect(`http://127.0.0.1:${port}`), waitFor(TIMEOUT_MS));
+    return performance.now() - started;
   } finally {
     await container.remove({ force: true, v: true });
-  }
-}
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  await untilValue(async () => ((await condition()) ? true : undefined));
-}
-
-async function untilValue<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
