@@ -33,7 +33,7 @@ export const EngineInfoSchema = z
     last_seen_at: z.string().openapi({ format: 'date-time' }).nullable(),
     /** Live sandboxes on it (warm-pool members included). */
     sandboxes: z.number().int(),
-    /** While DRAINING: sandboxes moved off it so far, those still on it, and of those the ones whose spec forbids moving. */
+    /** While DRAINING: sandboxes moved off it so far, those still on it (warm-pool members, retired rather than moved, not counted), and of those the ones whose spec forbids moving. */
     drain: z
       .object({ moved: z.number().int(), remaining: z.number().int(), staying: z.number().int() })
       .nullable()

@@ -13,10 +13,12 @@ export interface WarmPoolMember {
   specId: string;
   fingerprint: string;
   status: SandboxStatus;
+  /** Its engine takes no new sandboxes (cordoned or draining): it must not wait there to be claimed. */
+  displaced: boolean;
 }
 
 export interface WarmPoolPlan {
-  /** Members to delete: stale (spec or image changed), failed, surplus, or of a spec with no pool. */
+  /** Members to delete: stale (spec or image changed), failed, displaced, surplus, or of a spec with no pool. */
   retire: string[];
   /** One spec id per member to add. */
   add: string[];
@@ -27,7 +29,9 @@ export interface WarmPoolPlan {
  * the size, retire the rest, then add members where pools are short, never holding more than `cap`
  * members across all pools (kept members count first; pools fill in the order given). A failed
  * member is retired and replaced at the next sweep, not at once, so a broken image costs one create
- * per sweep per slot rather than a tight loop.
+ * per sweep per slot rather than a tight loop. A displaced member (its engine cordoned or draining)
+ * is retired and replaced at once: placement puts the replacement on an engine that takes new
+ * sandboxes, and a drain neither waits for nor moves a member.
  */
 export function planWarmPools(wants: readonly WarmPoolWant[], members: readonly WarmPoolMember[], cap: number): WarmPoolPlan {
   const retire: string[] = [];
@@ -41,7 +45,7 @@ export function planWarmPools(wants: readonly WarmPoolWant[], members: readonly 
     const count = kept.get(member.specId) ?? 0;
     const broken = member.status === 'ERROR' || member.status === 'MISSING';
     if (broken) failed.set(member.specId, (failed.get(member.specId) ?? 0) + 1);
-    if (!want || member.fingerprint !== want.fingerprint || broken || count >= want.size) retire.push(member.id);
+    if (!want || member.fingerprint !== want.fingerprint || broken || member.displaced || count >= want.size) retire.push(member.id);
     else kept.set(member.specId, count + 1);
   }
   let total = [...kept.values()].reduce((sum, count) => sum + count, 0);

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { sandboxes, sandboxSpecs } from '../db/schema.js';
+import { engines, sandboxes, sandboxSpecs } from '../db/schema.js';
 import { UnavailableError } from '../../errors/index.js';
 import type { Logger } from '../../logger.js';
 import { insertSandbox } from '../services/sandboxes/insert-sandbox.js';
@@ -20,7 +20,8 @@ export interface WarmPoolContext {
 
 /**
  * Brings every spec's warm pool back to its size: records each pool's current fingerprint on its
- * spec (starts claim only members carrying it), wants stale, failed and surplus members DELETED, and adds
+ * spec (starts claim only members carrying it), wants stale, failed, displaced (on an engine cordoned
+ * or draining) and surplus members DELETED, and adds
  * new member rows, each placed on an engine like any new sandbox (none fitting: the member waits
  * for a later top-up). Members are ordinary sandbox rows wanted RUNNING, so their engines'
  * reconcilers create, start and check them exactly as any sandbox. Returns the ids it changed or
@@ -47,18 +48,21 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
   }
 
   const members = await ctx.db
-    .select({ id: sandboxes.id, specId: sandboxes.specId, fingerprint: sandboxes.poolFingerprint, status: sandboxes.status })
+    .select({ id: sandboxes.id, specId: sandboxes.specId, fingerprint: sandboxes.poolFingerprint, status: sandboxes.status, engineState: engines.state })
     .from(sandboxes)
+    .innerJoin(engines, eq(engines.name, sandboxes.engine))
     .where(and(isNotNull(sandboxes.poolFingerprint), ne(sandboxes.desiredState, 'DELETED')));
   const plan = planWarmPools(
     wants,
-    members.map((member) => ({ ...member, fingerprint: member.fingerprint ?? '' })),
+    members.map(({ engineState, ...member }) => ({ ...member, fingerprint: member.fingerprint ?? '', displaced: engineState !== 'ACTIVE' })),
     ctx.cap,
   );
 
   const changed: string[] = [];
   if (plan.retire.length > 0) {
-    // Re-checked in the update: a member claimed since it was read is a user's sandbox now.
+    // Re-checked in the update: a member claimed since it was read is a user's sandbox now. The
+    // claim locks the member it takes and clears its fingerprint in one statement, so a member is
+    // either claimed or retired, never both.
     const retired = await ctx.db
       .update(sandboxes)
       .set({ desiredState: 'DELETED', updatedAt: new Date() })

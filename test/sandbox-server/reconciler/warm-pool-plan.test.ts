@@ -6,6 +6,7 @@ const member = (id: string, overrides: Partial<WarmPoolMember> = {}): WarmPoolMe
   specId: 'a',
   fingerprint: 'fa',
   status: 'RUNNING',
+  displaced: false,
   ...overrides,
 });
 
@@ -31,6 +32,12 @@ describe('planWarmPools', () => {
     const plan = planWarmPools(wants.slice(0, 1), [member('1'), member('bad', { status: 'ERROR' })], 10);
     expect(plan).toEqual({ retire: ['bad'], add: [] });
     expect(planWarmPools(wants.slice(0, 1), [member('1')], 10)).toEqual({ retire: [], add: ['a'] });
+  });
+
+  it('retires members on an engine that takes no new sandboxes and replaces them at once', () => {
+    const plan = planWarmPools(wants.slice(0, 1), [member('1'), member('on-draining', { displaced: true }), member('starting-there', { status: 'STARTING', displaced: true })], 10);
+    expect(plan.retire.sort()).toEqual(['on-draining', 'starting-there']);
+    expect(plan.add).toEqual(['a']);
   });
 
   it('keeps ready members over starting ones when a pool holds too many', () => {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { engines } from '../../../src/sandbox-server/db/schema.js';
+import { engines, sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { EngineInfoSchema, EnginePageSchema } from '../../../src/sandbox-server/models/engine.js';
 import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
@@ -26,10 +26,12 @@ describe.each(testDrivers)('POST /api/v1/engines/{name}/drain (%s)', (driver) =>
     expect((await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body.engine).toBe('local');
     expect((await t.call('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'pinned' }, SandboxInfoSchema)).body.engine).toBe('local');
     expect((await t.call('POST', '/api/v1/engines', E1)).status).toBe(201);
+    // A warm-pool member of the pinned spec is live there too, but a drain retires it rather than waiting for it.
+    await t.handle.db.insert(sandboxes).values({ id: 'member', specId: 'pinned', engine: 'local', desiredState: 'RUNNING', status: 'RUNNING', sessionApiKey: 'k', poolFingerprint: 'f' });
 
     const { status, body } = await t.call('POST', '/api/v1/engines/local/drain', undefined, EngineInfoSchema);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ state: 'DRAINING', sandboxes: 2, drain: { moved: 0, remaining: 2, staying: 1 } });
+    expect(body).toMatchObject({ state: 'DRAINING', sandboxes: 3, drain: { moved: 0, remaining: 2, staying: 1 } });
     expect((await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body.engine).toBe('e1');
 
     // A move counts in the engine's row (engines/move-sandbox.ts); GET shows it.

@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, ne } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
-import { lifecycleEvents, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { engines, lifecycleEvents, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { logger } from '../../../src/logger.js';
+import { maintainWarmPools } from '../../../src/sandbox-server/reconciler/warm-pools.js';
+import { drainEngine } from '../../../src/sandbox-server/services/engines/drain-engine.js';
 import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
 import { claimWarmSandbox } from '../../../src/sandbox-server/services/sandboxes/claim-warm-sandbox.js';
 import { searchSandboxes } from '../../../src/sandbox-server/services/sandboxes/search-sandboxes.js';
 import { startSandbox } from '../../../src/sandbox-server/services/sandboxes/start-sandbox.js';
+import { warmPoolFingerprint } from '../../../src/sandbox-server/warm-pool/fingerprint.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { createFakeRuntime } from '../../helpers/fake-runtime.js';
 
@@ -35,6 +39,8 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
     await handle.db.delete(lifecycleEvents);
     await handle.db.delete(sandboxes);
     await handle.db.delete(sandboxSpecs);
+    await handle.db.delete(engines).where(ne(engines.name, 'local'));
+    await handle.db.insert(engines).values({ name: 'e1', dockerUrl: 'unix:///var/run/docker-e1.sock', advertiseHost: '127.0.0.2' });
     await handle.db
       .insert(sandboxSpecs)
       .values({ id: SPEC, image: 'img', workingDir: '/workspace', exposedPorts: [], warmPoolSize: 3, warmPoolFingerprint: FINGERPRINT });
@@ -127,5 +133,46 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
       .from(sandboxes)
       .where(and(eq(sandboxes.specId, SPEC), isNotNull(sandboxes.poolFingerprint)));
     expect(left).toEqual([]);
+  });
+
+  it('passes over members on a cordoned or draining engine', async () => {
+    await addMember({ engine: 'e1' });
+    for (const state of ['CORDONED', 'DRAINING'] as const) {
+      await handle.db.update(engines).set({ state }).where(eq(engines.name, 'e1'));
+      expect(await handle.db.transaction((tx) => claimWarmSandbox(tx, { specId: SPEC, fingerprint: FINGERPRINT, createdByUserId: null }))).toBeNull();
+    }
+  });
+
+  it('hands each member of a draining engine to a start or retires it, never both, and refills the pool on another engine', async () => {
+    const [spec] = await handle.db.select().from(sandboxSpecs).where(eq(sandboxSpecs.id, SPEC));
+    const fingerprint = warmPoolFingerprint(spec!, 'sha256:pooled');
+    await handle.db.update(sandboxSpecs).set({ warmPoolFingerprint: fingerprint }).where(eq(sandboxSpecs.id, SPEC));
+    const members = await Promise.all(Array.from({ length: 6 }, () => addMember({ engine: 'e1', poolFingerprint: fingerprint })));
+    const topUp = { db: handle.db, imageId: async () => 'sha256:pooled', cap: 10, log: logger };
+
+    // Starts race the drain and the top-up that follows it.
+    const [, ...answers] = await Promise.all([
+      (async () => {
+        await drainEngine(ctx, 'e1');
+        return maintainWarmPools(topUp);
+      })(),
+      ...Array.from({ length: 6 }, () => startSandbox(ctx, { specId: SPEC })),
+    ]);
+
+    const claimed = answers.filter((answer) => members.includes(answer.id)).map((answer) => answer.id);
+    const rows = await handle.db.select().from(sandboxes).where(eq(sandboxes.specId, SPEC));
+    for (const member of members) {
+      const row = rows.find((r) => r.id === member)!;
+      if (claimed.includes(member)) expect(row).toMatchObject({ poolFingerprint: null, desiredState: 'RUNNING' });
+      else expect(row).toMatchObject({ poolFingerprint: fingerprint, desiredState: 'DELETED' });
+    }
+    // The pool's three are placed anew, on the engine that takes new sandboxes.
+    const replacements = await handle.db
+      .select({ engine: sandboxes.engine })
+      .from(sandboxes)
+      .where(and(eq(sandboxes.specId, SPEC), isNotNull(sandboxes.poolFingerprint), eq(sandboxes.desiredState, 'RUNNING')));
+    expect(replacements).toEqual([{ engine: 'local' }, { engine: 'local' }, { engine: 'local' }]);
+    const claimedLater = await handle.db.select({ id: sandboxes.id }).from(sandboxes).where(and(eq(sandboxes.engine, 'e1'), isNull(sandboxes.poolFingerprint)));
+    expect(claimedLater.map((row) => row.id).sort()).toEqual([...claimed].sort());
   });
 });

@@ -4,9 +4,14 @@ import { type EngineRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { EngineInfo } from '../../models/engine.js';
 import type { Transaction } from '../context.js';
 
-/** Live sandboxes on an engine, and how many of them a drain may not move (their spec says so). */
+/**
+ * Live sandboxes on an engine (warm-pool members included); of them, the users' sandboxes a drain
+ * must see off (`remaining`: members are not moved but retired and replaced elsewhere), and how
+ * many of those it may not move (their spec says so).
+ */
 export interface EngineCounts {
   live: number;
+  remaining: number;
   staying: number;
 }
 
@@ -22,7 +27,7 @@ export function toEngineInfo(row: EngineRow, counts: EngineCounts): EngineInfo {
     health_detail: row.healthDetail,
     last_seen_at: row.lastSeenAt?.toISOString() ?? null,
     sandboxes: counts.live,
-    drain: row.state === 'DRAINING' ? { moved: row.movedSandboxes, remaining: counts.live, staying: counts.staying } : null,
+    drain: row.state === 'DRAINING' ? { moved: row.movedSandboxes, remaining: counts.remaining, staying: counts.staying } : null,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -34,7 +39,8 @@ export async function toEngineInfos(db: Database | Transaction, rows: readonly E
     .select({
       engine: sandboxes.engine,
       live: sql<number>`count(*)::int`,
-      staying: sql<number>`(count(*) filter (where not ${sandboxSpecs.movable}))::int`,
+      remaining: sql<number>`(count(*) filter (where ${sandboxes.poolFingerprint} is null))::int`,
+      staying: sql<number>`(count(*) filter (where ${sandboxes.poolFingerprint} is null and not ${sandboxSpecs.movable}))::int`,
     })
     .from(sandboxes)
     .innerJoin(sandboxSpecs, eq(sandboxSpecs.id, sandboxes.specId))
@@ -48,6 +54,6 @@ export async function toEngineInfos(db: Database | Transaction, rows: readonly E
       ),
     )
     .groupBy(sandboxes.engine);
-  const byEngine = new Map(counts.map((count) => [count.engine, { live: Number(count.live), staying: Number(count.staying) }]));
-  return rows.map((row) => toEngineInfo(row, byEngine.get(row.name) ?? { live: 0, staying: 0 }));
+  const byEngine = new Map(counts.map((count) => [count.engine, { live: Number(count.live), remaining: Number(count.remaining), staying: Number(count.staying) }]));
+  return rows.map((row) => toEngineInfo(row, byEngine.get(row.name) ?? { live: 0, remaining: 0, staying: 0 }));
 }

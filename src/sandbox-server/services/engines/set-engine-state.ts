@@ -18,13 +18,16 @@ export interface EngineStateChange {
 
 /**
  * Sets an engine's schedulable state, with its event, in one transaction; asking for the state it
- * already has changes nothing and records nothing. Unknown engine: 404.
+ * already has changes nothing and records nothing. A change asks for a warm-pool top-up: members
+ * on an engine that takes no new sandboxes are retired and replaced elsewhere. Unknown engine: 404.
  */
 export async function setEngineState(ctx: ServiceContext, name: string, change: EngineStateChange): Promise<EngineInfo> {
+  let changed = false;
   const row = await ctx.db.transaction(async (tx) => {
     const [current] = await tx.select().from(engines).where(eq(engines.name, name)).for('update');
     if (!current) throw new NotFoundError('Engine not found');
     if (current.state === change.to) return current;
+    changed = true;
     if (!change.from.includes(current.state)) throw new ConflictError(`Engine ${name} is ${current.state}`);
     const [updated] = await tx.update(engines).set({ state: change.to }).where(eq(engines.name, name)).returning();
     if (!updated) throw new NotFoundError('Engine not found');
@@ -40,6 +43,7 @@ export async function setEngineState(ctx: ServiceContext, name: string, change: 
     });
     return updated;
   });
+  if (changed) ctx.reconciler.refillWarmPools?.();
   const [info] = await toEngineInfos(ctx.db, [row]);
   return info as EngineInfo;
 }

@@ -14,7 +14,8 @@ export interface ClaimInput {
  * Hands one ready member of the spec's warm pool to the caller, or returns null when none is ready.
  * One statement picks and takes it: the member is locked with SKIP LOCKED, so a concurrent claim
  * takes another member (or none) instead of waiting for this one, and the update re-checks that it
- * is still unclaimed. Members on an UNREACHABLE engine are passed over. From then on it is an ordinary sandbox: visible, counted against the running
+ * is still unclaimed. Members on an UNREACHABLE, cordoned or draining engine are passed over. From
+ * then on it is an ordinary sandbox: visible, counted against the running
  * limit, subject to its spec's idle and TTL rules from now (its creation time is the claim's).
  * The `sandbox.claimed` event commits with the claim.
  */
@@ -26,8 +27,10 @@ export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Prom
     .where(
       and(
         eq(sandboxes.specId, input.specId),
-        // A member whose engine stopped answering looks RUNNING still, but would not answer.
+        // A member whose engine stopped answering looks RUNNING still, but would not answer; one on
+        // an engine cordoned or draining is being retired (warm-pools.ts) and its pool refilled elsewhere.
         or(isNull(engines.health), ne(engines.health, 'UNREACHABLE')),
+        eq(engines.state, 'ACTIVE'),
         eq(sandboxes.poolFingerprint, input.fingerprint),
         eq(sandboxes.status, 'RUNNING'),
         eq(sandboxes.desiredState, 'RUNNING'),
