@@ -149,6 +149,11 @@ export const CONFIG_VARIABLES = {
       .optional(),
     help: 'Engines registered (or updated) at start, name=docker_url@advertise_host,... (unix://, tcp://host:port, ssh://); unset with none registered: this machine\'s engine as "local".',
   }),
+  DRAIN_IDLE_SECONDS: variable({
+    schema: integer(0),
+    default: '60',
+    help: 'A running sandbox on a draining engine with no request through the control plane for this long is paused, moved and started again on another engine.',
+  }),
   DOCKER_TLS_CERT_DIR: variable({
     schema: z.string().min(1).optional(),
     help: 'Directory with ca.pem, cert.pem and key.pem: tcp:// engines are then reached over TLS with them.',

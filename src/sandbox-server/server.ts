@@ -182,6 +182,7 @@ export async function startSandboxServer(
     instanceId: config.SANDBOX_SERVER_INSTANCE,
     helperImage: config.AGENT_SERVER_IMAGE,
     intervalMs: config.RECONCILE_INTERVAL_MS,
+    idleMs: config.DRAIN_IDLE_SECONDS * 1000,
     ownEngines: () => engines.handles().filter((handle) => handle.lease.held).map((handle) => handle.row.name),
     runtimeOf: (engine) => engines.runtimeOf(engine),
     dockerOf: (engine) => dockerFor(engines.rowOf(engine), config.DOCKER_TLS_CERT_DIR),

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',
       SANDBOX_SERVER_INSTANCE: 'default',
       RECONCILE_INTERVAL_MS: 5000,
+      DRAIN_IDLE_SECONDS: 60,
       ORPHAN_GRACE_SECONDS: 60,
       LLM_MODEL: undefined,
       LLM_BASE_URL: undefined,

@@ -106,8 +106,8 @@ const cordon = stateCommand('cordon', 'Place no new sandboxes on an engine; thos
 const uncordon = stateCommand('uncordon', 'Place new sandboxes on an engine again (ends a cordon or a drain)', 'Sandboxes already moved away by a drain stay where they are.');
 const drain = stateCommand(
   'drain',
-  'Move an engine\'s paused sandboxes to other engines, and place none on it',
-  'Each paused sandbox is moved by snapshot with its files, conversations and history, and stays paused; running ones are moved once paused, and those of specs that are not movable stay. "sandboxctl engines ls" shows the progress.',
+  'Move an engine\'s paused and idle sandboxes to other engines, and place none on it',
+  'Each paused sandbox is moved by snapshot with its files, conversations and history, and stays paused; running ones are moved once idle (DRAIN_IDLE_SECONDS), and run again on their new engine; those of specs that are not movable stay. "sandboxctl engines ls" shows the progress.',
 );
 
 const rm: Command = {

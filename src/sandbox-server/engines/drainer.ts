@@ -10,15 +10,18 @@ export interface DrainerOptions extends Omit<MoveContext, 'db' | 'log'> {
   /** The engines whose lease this replica holds now: only their sandboxes are moved here. */
   ownEngines(): string[];
   intervalMs: number;
+  /** A running sandbox with no request through the control plane for this long is idle: a drain moves it (DRAIN_IDLE_SECONDS). */
+  idleMs: number;
 }
 
 /**
- * Moves the paused sandboxes of DRAINING engines to other engines, one at a time per engine, in
- * the replica holding each draining engine's lease, so that no two replicas move one sandbox (the
- * move's last transaction also checks the sandbox is still the engine's). Running sandboxes are
- * left running: each is moved once it is paused (by its user or its spec's idle pause); those of
- * specs that are not `movable` stay until deleted. A sandbox
- * that cannot be moved now (no engine fits it) is tried again on the next round.
+ * Moves the paused and idle running sandboxes of DRAINING engines to other engines, one at a time
+ * per engine, in the replica holding each draining engine's lease, so that no two replicas move one
+ * sandbox (the move's last transaction also checks the sandbox is still the engine's). A running
+ * sandbox is idle once no request reached it through the control plane for `idleMs` (the activity
+ * idle auto-pause goes by); a busy one runs on where it is until it is idle (or paused). It is moved
+ * paused and started again on its new engine. Those of specs that are not `movable` stay until
+ * deleted. A sandbox that cannot be moved now (no engine fits it) is tried again on the next round.
  */
 export class Drainer {
   readonly #options: DrainerOptions;
@@ -67,20 +70,21 @@ export class Drainer {
     }
   }
 
-  /** Moves the engine's paused sandboxes, oldest first, until none is left or one cannot be moved now. */
+  /** Moves the engine's paused and idle sandboxes, oldest first, until none is left or one cannot be moved now. */
   async #drain(engine: string): Promise<void> {
     const { db, log } = this.#options;
     for (;;) {
       if (this.#stopped || !this.#options.ownEngines().includes(engine)) return;
+      const idleSince = new Date(Date.now() - this.#options.idleMs);
       const [next] = await db
         .select({ id: sandboxes.id })
         .from(sandboxes)
         .innerJoin(sandboxSpecs, eq(sandboxSpecs.id, sandboxes.specId))
-        .where(and(eq(sandboxes.engine, engine), isNull(sandboxes.deletedAt), eq(sandboxSpecs.movable, true), movable))
+        .where(and(eq(sandboxes.engine, engine), isNull(sandboxes.deletedAt), eq(sandboxSpecs.movable, true), movable(idleSince)))
         .orderBy(asc(sandboxes.createdAt), asc(sandboxes.id))
         .limit(1);
       if (!next) return;
-      const outcome = await moveSandbox({ ...this.#options }, next.id, engine).catch((err: unknown) => {
+      const outcome = await moveSandbox({ ...this.#options }, next.id, engine, idleSince).catch((err: unknown) => {
         log.warn({ err, sandboxId: next.id, engine }, 'could not move a sandbox off a draining engine; trying again later');
         return { moved: false as const, why: 'failed' };
       });

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
 import { engines, type SandboxRow, sandboxes, sandboxSpecs, snapshots } from '../db/schema.js';
@@ -25,31 +25,48 @@ export interface MoveContext {
 }
 
 /**
- * The sandboxes a drain moves, of specs that allow it: paused ones with a container to snapshot
- * (warm-pool members are not anyone's, and are not moved).
+ * The sandboxes a drain moves now, of specs that allow it, each with a container to snapshot:
+ * paused ones, and running ones idle since `idleSince` (no request through the control plane since,
+ * as idle auto-pause judges it). Warm-pool members are not anyone's, and are not moved: the pools
+ * retire and replace them (reconciler/warm-pools.ts).
  */
-export const movable = and(eq(sandboxes.desiredState, 'PAUSED'), eq(sandboxes.status, 'PAUSED'), isNotNull(sandboxes.containerId), isNull(sandboxes.poolFingerprint));
+export function movable(idleSince: Date) {
+  return and(
+    isNotNull(sandboxes.containerId),
+    isNull(sandboxes.poolFingerprint),
+    or(
+      and(eq(sandboxes.desiredState, 'PAUSED'), eq(sandboxes.status, 'PAUSED')),
+      and(eq(sandboxes.desiredState, 'RUNNING'), eq(sandboxes.status, 'RUNNING'), lte(sandboxes.lastActiveAt, idleSince)),
+    ),
+  );
+}
 
 export type MoveOutcome = { moved: true; to: string } | { moved: false; why: string };
 
 /**
- * Moves one paused sandbox off engine `from`, keeping its id, session key, files (the container's
- * and its /data volume: the conversations' events) and its lifecycle history:
+ * Moves one paused or idle running sandbox off engine `from`, keeping its id, session key, files
+ * (the container's and its /data volume: the conversations' events), its lifecycle history and its
+ * desired state:
  *
- * 1. under a hold, snapshot it on the source (runtime.snapshot, as a user's snapshot is taken);
+ * 0. under a hold, a running one is paused (`sandbox.paused`), unless a request came meanwhile;
+ * 1. snapshot it on the source (runtime.snapshot, as a user's snapshot is taken);
  * 2. copy the snapshot's image and volume to the target (copySnapshot), and restore the sandbox's
  *    data volume from it there;
  * 3. in one transaction, with the target's row locked by placement (so it is not overfilled),
  *    record the snapshot on the target and re-point the sandbox at it (engine, image, no container
- *    yet), only if it is still this engine's and still paused, with a `sandbox.moved` event;
+ *    yet), only if it is still this engine's, with the same container, and not being deleted, with
+ *    a `sandbox.moved` event;
  * 4. remove the source's container, data volume, network and snapshot.
  *
- * The sandbox stays PAUSED with no container on the target; resuming it creates one from the
- * snapshot's image on the moved volume, as after any start from a snapshot. A failure before step
- * 3 leaves the sandbox where it was (the target's copies carry snapshot labels no row claims, and
- * the target's sweep removes them); after it, the source's leftovers are its sweep's.
+ * The sandbox is PAUSED with no container on the target. One wanted PAUSED stays so: resuming it
+ * creates a container from the snapshot's image on the moved volume, as after any start from a
+ * snapshot. One wanted RUNNING (it was running, or was resumed during the move) is started so at
+ * once by the target's reconciler; requests that came meanwhile wait for it, as for any resume.
+ * A failure before step 3 leaves the sandbox where it was, and its reconciler brings it back to its
+ * desired state (unpausing one the move paused); the target's copies carry snapshot labels no row
+ * claims, and the target's sweep removes them. After step 3, the source's leftovers are its sweep's.
  */
-export async function moveSandbox(ctx: MoveContext, sandboxId: string, from: string): Promise<MoveOutcome> {
+export async function moveSandbox(ctx: MoveContext, sandboxId: string, from: string, idleSince: Date): Promise<MoveOutcome> {
   const target = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .select({ labels: sandboxSpecs.engineLabels })
@@ -64,9 +81,12 @@ export async function moveSandbox(ctx: MoveContext, sandboxId: string, from: str
     const [row] = await ctx.db
       .select()
       .from(sandboxes)
-      .where(and(eq(sandboxes.id, sandboxId), eq(sandboxes.engine, from), movable));
-    if (!row) return { moved: false, why: 'it is no longer a paused sandbox of this engine' };
+      .where(and(eq(sandboxes.id, sandboxId), eq(sandboxes.engine, from), movable(idleSince)));
+    if (!row) return { moved: false, why: 'it is no longer a paused or idle sandbox of this engine' };
     const source = ctx.runtimeOf(from);
+    if (row.status === 'RUNNING' && !(await pauseToMove(ctx, source, row, target, idleSince))) {
+      return { moved: false, why: 'a request came in as it was being paused' };
+    }
     const snapshotId = newSandboxId();
     const artifacts = await source.snapshot({
       snapshotId,
@@ -102,7 +122,32 @@ export async function moveSandbox(ctx: MoveContext, sandboxId: string, from: str
   });
 }
 
-/** Step 3: answers false when the sandbox is no longer this engine's paused sandbox (nothing written then). */
+/**
+ * Step 0: pauses an idle running sandbox for its snapshot, and records it PAUSED (desired RUNNING
+ * still) with its event, which also drops every replica's cached proxy target. The activity is
+ * checked again once the container is frozen: a request that came in since the sandbox was chosen
+ * wins, and the sandbox runs on (answers false).
+ */
+async function pauseToMove(ctx: MoveContext, source: SandboxRuntime, row: SandboxRow, target: string, idleSince: Date): Promise<boolean> {
+  const containerId = row.containerId as string;
+  await source.pause(containerId);
+  const detail = `paused to be moved from engine ${row.engine} to ${target} by a drain`;
+  const paused = await ctx.db.transaction(async (tx) => {
+    const updated = await tx
+      .update(sandboxes)
+      .set({ status: 'PAUSED', statusDetail: detail, updatedAt: new Date() })
+      .where(and(eq(sandboxes.id, row.id), eq(sandboxes.containerId, containerId), eq(sandboxes.desiredState, 'RUNNING'), lte(sandboxes.lastActiveAt, idleSince)))
+      .returning({ id: sandboxes.id });
+    if (updated.length === 0) return false;
+    await recordEvent(tx, { type: 'sandbox.paused', subjectKind: 'sandbox', subjectId: row.id, sandboxId: row.id, previousStatus: 'RUNNING', status: 'PAUSED', statusDetail: detail });
+    return true;
+  });
+  // Else its reconciler unpauses it, should this fail.
+  if (!paused) await source.unpause(containerId).catch((err: unknown) => ctx.log.warn({ err, sandboxId: row.id }, 'could not unpause a sandbox a drain left running; its reconciler will'));
+  return paused;
+}
+
+/** Step 3: answers false when the sandbox is no longer this engine's, with this container, or is being deleted (nothing written then). */
 async function repoint(ctx: MoveContext, row: SandboxRow, target: string, snapshot: { id: string; image: string; volume: string; sizeBytes: number }): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const [spec] = await tx.select({ labels: sandboxSpecs.engineLabels }).from(sandboxSpecs).where(eq(sandboxSpecs.id, row.specId));
@@ -111,7 +156,16 @@ async function repoint(ctx: MoveContext, row: SandboxRow, target: string, snapsh
     const updated = await tx
       .update(sandboxes)
       .set({ engine: target, containerId: null, hostPorts: null, hostAddress: null, snapshotId: snapshot.id, image: snapshot.image, statusDetail: detail, updatedAt: new Date() })
-      .where(and(eq(sandboxes.id, row.id), eq(sandboxes.engine, row.engine), movable))
+      .where(
+        and(
+          eq(sandboxes.id, row.id),
+          eq(sandboxes.engine, row.engine),
+          eq(sandboxes.containerId, row.containerId as string),
+          ne(sandboxes.desiredState, 'DELETED'),
+          isNull(sandboxes.deletedAt),
+          isNull(sandboxes.poolFingerprint),
+        ),
+      )
       .returning({ id: sandboxes.id });
     if (updated.length === 0) return false;
     await tx

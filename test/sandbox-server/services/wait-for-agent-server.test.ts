@@ -53,6 +53,17 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
     expect(await waited).toEqual({ baseUrl: 'http://127.0.0.1:41234', sessionApiKey: row.sessionApiKey });
   });
 
+  it('waits for a sandbox wanted RUNNING while still PAUSED (resumed, or moved by a drain) instead of refusing it as paused', async () => {
+    const spec = await insertSpec(handle.db, { resumeOnAccess: false });
+    const row = await insertSandbox(handle.db, spec.id, { status: 'PAUSED' });
+    const waited = waitForAgentServer(ctx, row.id, { resume: 'if-spec-allows', timeoutMs: 600_000, pollMs: 600_000 });
+    await handle.db.transaction(async (tx) => {
+      await tx.update(sandboxes).set({ status: 'RUNNING', hostPorts: { AGENT_SERVER: 41235 }, hostAddress: '127.0.0.1' }).where(eq(sandboxes.id, row.id));
+      await recordEvent(tx, { type: 'sandbox.running', subjectKind: 'sandbox', subjectId: row.id, sandboxId: row.id, previousStatus: 'PAUSED', status: 'RUNNING', statusDetail: null });
+    });
+    expect(await waited).toEqual({ baseUrl: 'http://127.0.0.1:41235', sessionApiKey: row.sessionApiKey });
+  });
+
   it('gives up when its caller aborts, without waiting out the poll', async () => {
     const spec = await insertSpec(handle.db);
     const row = await insertSandbox(handle.db, spec.id);

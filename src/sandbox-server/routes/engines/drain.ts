@@ -8,7 +8,7 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/engines/{name}/drain',
   tags: ['Engines'],
-  summary: 'Drain an engine (extension): no new sandboxes, and its paused ones move to other engines by snapshot; progress in `drain`',
+  summary: 'Drain an engine (extension): no new sandboxes, its paused and idle ones move to other engines by snapshot, its warm-pool members are replaced elsewhere; progress in `drain`',
   request: { params: EngineNameParamsSchema },
   responses: {
     200: { description: 'The engine', content: { 'application/json': { schema: EngineInfoSchema } } },

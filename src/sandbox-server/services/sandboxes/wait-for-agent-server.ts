@@ -32,7 +32,8 @@ export async function waitForAgentServer(
   // Taken before each read, so that a change committed between the read and the wait still wakes it.
   let changed = ctx.nextSandboxChange?.();
   let row = await findLiveSandbox(ctx.db, sandboxId);
-  if (row.desiredState === 'PAUSED' || row.status === 'PAUSED') {
+  // Wanted RUNNING while still PAUSED, it is already coming up (resumed, or being moved by a drain): wait for it.
+  if (row.desiredState === 'PAUSED') {
     if (!(await mayResume(ctx, row, options.resume))) {
       throw new ConflictError(`Sandbox ${sandboxId} is paused; resume it first (POST /api/v1/sandboxes/${sandboxId}/resume)`);
     }
