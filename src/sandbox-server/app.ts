@@ -27,6 +27,7 @@ import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, SnapshotEngine } from './services/context.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
+import type { EngineIdentity } from './engines/engine-identity.js';
 import { registerSnapshotRoutes } from './routes/snapshots/index.js';
 import { registerEngineRoutes } from './routes/engines/index.js';
 
@@ -58,6 +59,8 @@ export interface SandboxServerAppOptions {
   maxRequestBodyBytes?: number;
   /** Counts starts of specs with a warm pool served from it (hit) or cold (miss), for /metrics. */
   countWarmPoolClaim?: (specId: string, hit: boolean) => void;
+  /** Asks an engine to be registered who it is, refusing a second row for one dockerd; absent, none is asked. */
+  engineIdentity?: EngineIdentity;
 }
 
 /** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
@@ -109,6 +112,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
       refillWarmPools: () => options.reconciler.refillWarmPools?.(),
     },
     countWarmPoolClaim: options.countWarmPoolClaim,
+    engineIdentity: options.engineIdentity,
     nextSandboxChange: () => options.events.nextChange(),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },

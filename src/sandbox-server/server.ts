@@ -11,6 +11,7 @@ import type { SandboxServerConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { agentServerImages } from './engines/agent-server-images.js';
 import { dockerFor } from './engines/docker-for.js';
+import { dockerIdentity, type EngineIdentity } from './engines/engine-identity.js';
 import { Drainer } from './engines/drainer.js';
 import { registerEngineMetrics } from './engines/engine-metrics.js';
 import { defaultDockerUrl } from './engines/engine-address.js';
@@ -41,6 +42,8 @@ export interface SandboxServerDependencies {
   ensureImage(): Promise<unknown>;
   /** How the reconciler asks a sandbox's agent-server whether it is up; default GET /alive. */
   checkAlive: ReconcilerOptions['checkAlive'];
+  /** Who the dockerd at a URL says it is, so one is not registered twice; default `docker info`. */
+  engineIdentity: EngineIdentity;
 }
 
 export interface RunningSandboxServer {
@@ -82,7 +85,13 @@ export async function startSandboxServer(
       ? { url: config.DATABASE_URL, queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 }
       : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
-  await registerConfiguredEngines(database.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env));
+  const engineIdentity = dependencies.engineIdentity ?? dockerIdentity(config.DOCKER_TLS_CERT_DIR, log);
+  try {
+    await registerConfiguredEngines(database.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env), engineIdentity);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   // PGlite is this process's alone, so a restart after a crash takes the leases back at once rather
   // than waiting out the ones the dead process held.
   const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
@@ -215,6 +224,7 @@ export async function startSandboxServer(
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,
     countWarmPoolClaim: (specId, hit) => sandboxMetrics.countWarmPoolClaim(specId, hit),
+    engineIdentity,
     events,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },

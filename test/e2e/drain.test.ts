@@ -74,6 +74,13 @@ describe.runIf(main)('drain of an engine, end to end', { timeout: 600_000 }, () 
     return { eventsPath, eventIds };
   }
 
+  it('refuses to register a dockerd already registered, naming the engine it is', async () => {
+    expect(await cp.request('POST', '/api/v1/engines', { name: 'e1-twin', docker_url: 'unix:///var/run/docker-e1.sock', advertise_host: '127.0.0.2' })).toEqual({
+      status: 409,
+      body: { detail: expect.stringMatching(/^Engine e1-twin is the Docker engine already registered as e1 \(ID [^,]+, data root \/var\/lib\/docker-e1 on [^)]+\); two engines on one dockerd would remove each other's containers as orphans$/) },
+    });
+  });
+
   it('moves paused and idle sandboxes with their files, conversations and history, keeps their states, retires warm-pool members, and leaves nothing on the old engine', async () => {
     // Placed on e1: local is cordoned until the drain, so the pool's member (or its replacement,
     // should a top-up retire it meanwhile) is there too.

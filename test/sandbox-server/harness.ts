@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { createSandboxServerApp, type SandboxServerApp } from '../../src/sandbox-server/app.js';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
+import type { EngineIdentity } from '../../src/sandbox-server/engines/engine-identity.js';
 import { engines, lifecycleEvents, sandboxes, sandboxSpecs, snapshots } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
 import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
@@ -46,6 +47,8 @@ export async function openTestApp(
     maxRequestBodyBytes?: number;
     /** Called after each kick is recorded, e.g. to stand in for a reconciler's verdict. */
     onKick?: (db: DatabaseHandle['db'], sandboxId: string | undefined) => void;
+    /** Who the dockerd at each URL says it is; absent, registrations go unchecked. */
+    engineIdentity?: EngineIdentity;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
@@ -66,6 +69,7 @@ export async function openTestApp(
     ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),
     events,
     runtimes: options.runtimes ?? { default: 'runc', available: ['runc', 'runsc'] },
+    ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
   });
   return {
     app,

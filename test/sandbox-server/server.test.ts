@@ -80,6 +80,24 @@ describe('startSandboxServer', () => {
     }
   }, 240_000);
 
+  it('refuses to start when DOCKER_ENGINES names one dockerd twice, saying which engines', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-server-test-'));
+    try {
+      const config = loadConfig({
+        PORT: '0',
+        DATA_DIR: dir,
+        SANDBOX_SERVER_API_KEYS: KEY,
+        DOCKER_ENGINES: 'local=unix:///var/run/docker.sock@127.0.0.1,again=unix:///run/docker-again.sock@127.0.0.5',
+      });
+      const sameDockerd = async (dockerUrl: string) => (dockerUrl.includes('docker') ? 'ONE-DOCKERD' : null);
+      await expect(startSandboxServer(config, { runtime: createFakeRuntime(), ensureImage: async () => 'present', engineIdentity: sameDockerd })).rejects.toThrow(
+        "DOCKER_ENGINES: Engine again is the Docker engine already registered as local (ONE-DOCKERD); two engines on one dockerd would remove each other's containers as orphans",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('serves Prometheus metrics: sandboxes by status, reconcile passes, start latency and HTTP requests', async () => {
     const server = await start();
     try {

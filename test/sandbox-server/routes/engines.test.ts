@@ -11,10 +11,13 @@ import { openTestApp, type TestApp } from '../harness.js';
 const ENGINE_NOT_FOUND = { detail: 'Engine not found' };
 const E1 = { name: 'e1', docker_url: 'unix:///var/run/docker-e1.sock', advertise_host: '127.0.0.2', max_sandboxes: 20, labels: { zone: 'a' } };
 
+/** What the dockerds behind these URLs say they are: e1's socket and another path to the same dockerd. Others do not answer. */
+const DOCKER_IDS: Record<string, string> = { 'unix:///var/run/docker-e1.sock': 'E1-ID', 'unix:///run/e1-again.sock': 'E1-ID' };
+
 describe.each(testDrivers)('engine routes (%s)', (driver) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await openTestApp(driver);
+    t = await openTestApp(driver, { engineIdentity: async (dockerUrl) => DOCKER_IDS[dockerUrl] ?? null });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -62,6 +65,19 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
       expect(await t.call('POST', '/api/v1/engines', { ...E1, name: 'local' })).toEqual({ status: 409, body: { detail: 'Engine local is already registered' } });
     });
 
+    it('answers 409 naming the engine for a dockerd already registered under another name, and registers unchecked one that does not answer', async () => {
+      expect((await t.call('POST', '/api/v1/engines', E1)).status).toBe(201);
+      expect(await t.call('POST', '/api/v1/engines', { ...E1, name: 'e1-again', docker_url: 'unix:///run/e1-again.sock' })).toEqual({
+        status: 409,
+        body: { detail: "Engine e1-again is the Docker engine already registered as e1 (E1-ID); two engines on one dockerd would remove each other's containers as orphans" },
+      });
+      expect(await eventsOf('e1-again')).toEqual([]);
+      expect((await t.call('POST', '/api/v1/engines', { ...E1, name: 'quiet', docker_url: 'unix:///run/quiet.sock' })).status).toBe(201);
+      // Once e1 is gone, its dockerd may be registered under another name.
+      expect((await t.call('DELETE', '/api/v1/engines/e1')).status).toBe(200);
+      expect((await t.call('POST', '/api/v1/engines', { ...E1, name: 'e1-again', docker_url: 'unix:///run/e1-again.sock' })).status).toBe(201);
+    });
+
     it('rejects bad input with 422 and registers nothing', async () => {
       const cases: [unknown, unknown[]][] = [
         [{}, [
@@ -86,7 +102,7 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
 
   describe('GET /api/v1/engines', () => {
     it('lists engines by name with their live sandboxes, pages, and filters by name', async () => {
-      for (const name of ['e2', 'e1']) expect((await t.call('POST', '/api/v1/engines', { ...E1, name })).status).toBe(201);
+      for (const name of ['e2', 'e1']) expect((await t.call('POST', '/api/v1/engines', { ...E1, name, docker_url: `unix:///var/run/docker-${name}.sock` })).status).toBe(201);
       await t.handle.db.update(engines).set({ state: 'CORDONED' }).where(ne(engines.name, 'e1'));
       expect((await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body.engine).toBe('e1');
 

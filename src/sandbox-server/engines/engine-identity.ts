@@ -1,0 +1,56 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Logger } from '../../logger.js';
+import { engines } from '../db/schema.js';
+import type { Transaction } from '../services/context.js';
+import { dockerFor } from './docker-for.js';
+
+/** Who the dockerd at a URL is (see dockerIdentity), or null when it does not answer. */
+export type EngineIdentity = (dockerUrl: string) => Promise<string | null>;
+
+/** How long a registration waits for an engine to say who it is before registering it unchecked. */
+const IDENTITY_TIMEOUT_MS = 5_000;
+
+/**
+ * Asks the engine at a URL who it is: its `docker info` ID, with its host name and data root. The
+ * ID alone does not tell dockerds apart: up to Docker 20.10 it comes from /etc/docker/key.json,
+ * which every dockerd of one host shares (this machine's test engines all report one ID), while two
+ * dockerds of one host never share a data root. An engine that does not answer (yet) is registered
+ * all the same, unchecked: it may be on its way up, and its health will say so.
+ */
+export function dockerIdentity(tlsCertDir: string | undefined, log: Logger): EngineIdentity {
+  return async (dockerUrl) => {
+    const unchecked = (why: unknown) => {
+      log.warn({ err: why, dockerUrl }, 'engine did not say who it is: registered without checking that it is not an engine registered already');
+      return null;
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(unchecked(`no answer to docker info within ${IDENTITY_TIMEOUT_MS / 1000} s`)), IDENTITY_TIMEOUT_MS);
+    });
+    const info = Promise.resolve()
+      .then(() => dockerFor({ dockerUrl }, tlsCertDir).info())
+      .then((answer: { ID?: unknown; Name?: unknown; DockerRootDir?: unknown }) =>
+        typeof answer.ID === 'string' && answer.ID !== '' ? `ID ${answer.ID}, data root ${String(answer.DockerRootDir)} on ${String(answer.Name)}` : unchecked('docker info reported no ID'),
+      unchecked);
+    try {
+      return await Promise.race([info, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** The engine other than `name` already registered for the dockerd of this identity, if any. */
+export async function engineOfIdentity(tx: Transaction, identity: string, name: string): Promise<string | null> {
+  const [twin] = await tx
+    .select({ name: engines.name })
+    .from(engines)
+    .where(and(eq(engines.dockerIdentity, identity), ne(engines.name, name)))
+    .limit(1);
+  return twin?.name ?? null;
+}
+
+/** Why a second row for one dockerd is refused. */
+export function sameEngineMessage(name: string, twin: string, identity: string): string {
+  return `Engine ${name} is the Docker engine already registered as ${twin} (${identity}); two engines on one dockerd would remove each other's containers as orphans`;
+}
