@@ -134,6 +134,7 @@ function queriesFor(built: BuiltLog): NamedQuery[] {
     { name: 'unfiltered, first page', query: () => ({ ...page, sortOrder: 'TIMESTAMP' }) },
     { name: 'kind=MessageEvent', query: () => ({ ...page, sortOrder: 'TIMESTAMP', kind: 'MessageEvent' }) },
     { name: 'source=user', query: () => ({ ...page, sortOrder: 'TIMESTAMP', source: 'user' }) },
+    { name: 'kind=MessageEvent, source=environment (none)', query: () => ({ ...page, sortOrder: 'TIMESTAMP', kind: 'MessageEvent', source: 'environment' }) },
     { name: `body="${COMMON_WORD}" (common)`, query: () => ({ ...page, sortOrder: 'TIMESTAMP', body: COMMON_WORD.toUpperCase() }) },
     { name: `body="${RARE_WORD}" (rare)`, query: () => ({ ...page, sortOrder: 'TIMESTAMP', body: RARE_WORD }) },
     {

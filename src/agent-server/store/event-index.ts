@@ -1,5 +1,6 @@
 import type { EventFilter } from './event-log.js';
 import { IdTable, type IdTableState } from './id-table.js';
+import { Postings } from './postings.js';
 import { TextIndex, type TextIndexState } from './text-index.js';
 
 /** What the index keeps of one stored record; its body stays on disk. */
@@ -35,6 +36,19 @@ export interface EventIndexState {
   text: TextIndexState;
 }
 
+/** Positions in (timestamp, position) order: `order` itself, or one pair's postings. */
+interface SortedList {
+  positions: Int32Array;
+  size: number;
+}
+
+/** A walk of a list: the next index to read, and the index where it stops (exclusive, either way). */
+interface Cursor {
+  list: SortedList;
+  next: number;
+  stop: number;
+}
+
 export interface Selection {
   /** Matching positions, in the requested order. */
   positions: number[];
@@ -45,9 +59,12 @@ export interface Selection {
 /**
  * The in-memory index of one log: pure, no I/O. Columns are typed arrays indexed by position, so a
  * million events cost a few bytes each and no GC work. `order` holds every position sorted by
- * (timestamp, position), which makes a time range a pair of binary searches and a page a walk of
- * `limit` matches from a known rank: cost follows the page, not the history. A selective `body`
- * is the exception: ./text-index finds its few matches directly, and they are sorted instead.
+ * (timestamp, position), and ./postings the same order per (kind, source) pair. A page walks the
+ * lists its filter names (all of `order` when it names none), merging their heads, from the
+ * binary-searched start of its time range or of its `page_id`: cost follows the page and the few
+ * lists, not the log or the number of matches. `body` is the exception that cannot be listed ahead:
+ * a selective one is found through ./text-index and its few matches sorted; a common one is checked
+ * on the texts of the walk, where matches are close together.
  */
 export class EventIndex {
   private readonly ids: IdTable;
@@ -62,6 +79,8 @@ export class EventIndex {
   private textSlots: Int32Array;
   private readonly text: TextIndex;
   private order: Int32Array;
+  /** The positions of each (kind, source) pair in `order`'s order, derived from the columns. */
+  private readonly postings = new Postings();
   private stored: number;
 
   /** An empty index, or one holding a checkpoint's state (its arrays are taken, not copied). */
@@ -81,6 +100,7 @@ export class EventIndex {
     this.stored = size;
     const columns = [this.offsets, this.lengths, this.times, this.kinds, this.sources, this.textSlots, this.order];
     if (this.ids.size !== size || columns.some((column) => column.length < size)) throw new RangeError('event index state is inconsistent');
+    this.rebuildPostings();
   }
 
   /**
@@ -147,7 +167,12 @@ export class EventIndex {
       this.textSlots[position] = record.text === null ? -1 : this.text.add(position, record.text.toLowerCase());
     }
     this.stored = first + records.length;
-    this.insertIntoOrder(first, this.stored);
+    if (this.insertIntoOrder(first, this.stored)) {
+      for (let rank = first; rank < this.stored; rank++) this.post(this.order[rank]!);
+    } else {
+      // An import older than stored events lands inside the lists: rare, so they are rebuilt whole.
+      this.rebuildPostings();
+    }
   }
 
   /**
@@ -156,42 +181,96 @@ export class EventIndex {
    */
   select(filter: EventFilter, descending: boolean, limit: number, from?: number): Selection {
     const positions: number[] = [];
-    const matches = this.matcher(filter);
-    if (!matches) return { positions, next: undefined };
+    const lists = this.listsFor(filter);
+    if (lists.length === 0) return { positions, next: undefined };
     const found = this.bodyMatches(filter);
     if (found) return this.selectAmong(found, filter, descending, limit, from);
-    const [lo, hi] = this.rankRange(filter);
-    const order = this.order;
-    if (descending) {
-      const start = from === undefined ? hi - 1 : Math.min(hi - 1, this.rankOf(from));
-      for (let rank = start; rank >= lo; rank--) {
-        const position = order[rank]!;
-        if (!matches(position)) continue;
-        if (positions.length === limit) return { positions, next: position };
-        positions.push(position);
+    const needle = filter.body?.toLowerCase();
+    const cursors = lists.map((list) => this.cursorOf(list, filter, descending, from)).filter((cursor) => cursor.next !== cursor.stop);
+    const step = descending ? -1 : 1;
+    // A linear pick of the next head: there are a few lists (kinds x sources), a heap would not pay.
+    while (cursors.length > 0) {
+      let best = 0;
+      for (let i = 1; i < cursors.length; i++) {
+        const candidate = cursors[i]!;
+        const head = candidate.list.positions[candidate.next]!;
+        const bestHead = cursors[best]!.list.positions[cursors[best]!.next]!;
+        if (this.sortsBefore(head, bestHead) !== descending) best = i;
       }
-    } else {
-      const start = from === undefined ? lo : Math.max(lo, this.rankOf(from));
-      for (let rank = start; rank < hi; rank++) {
-        const position = order[rank]!;
-        if (!matches(position)) continue;
-        if (positions.length === limit) return { positions, next: position };
-        positions.push(position);
-      }
+      const cursor = cursors[best]!;
+      const position = cursor.list.positions[cursor.next]!;
+      cursor.next += step;
+      if (cursor.next === cursor.stop) cursors.splice(best, 1);
+      if (needle !== undefined && !this.textHas(position, needle)) continue;
+      if (positions.length === limit) return { positions, next: position };
+      positions.push(position);
     }
     return { positions, next: undefined };
   }
 
   count(filter: EventFilter): number {
-    const [lo, hi] = this.rankRange(filter);
-    if (filter.kind === undefined && filter.source === undefined && filter.body === undefined) return hi - lo;
-    const matches = this.matcher(filter);
-    if (!matches) return 0;
-    const found = this.bodyMatches(filter);
+    const lists = this.listsFor(filter);
+    const found = lists.length > 0 ? this.bodyMatches(filter) : undefined;
     if (found) return this.keptAmong(found, filter).length;
+    const needle = filter.body?.toLowerCase();
     let total = 0;
-    for (let rank = lo; rank < hi; rank++) if (matches(this.order[rank]!)) total++;
+    for (const list of lists) {
+      const [lo, hi] = this.timeRange(list, filter);
+      if (needle === undefined) total += hi - lo;
+      else for (let i = lo; i < hi; i++) if (this.textHas(list.positions[i]!, needle)) total++;
+    }
     return total;
+  }
+
+  /**
+   * The sorted lists whose union holds every match of the filter's kind and source: the whole
+   * `order` when neither is given (and no body), else the postings of the matching pairs (with
+   * text, for a body). None when the filter names a kind or source never stored.
+   */
+  private listsFor(filter: EventFilter): SortedList[] {
+    const codes = this.codesOf(filter);
+    if (!codes) return [];
+    const { kind, source } = codes;
+    if (kind < 0 && source < 0 && filter.body === undefined) return [{ positions: this.order, size: this.stored }];
+    return this.postings.matching(kind, source, filter.body !== undefined);
+  }
+
+  /** Where a walk of `list` starts and stops for the filter's time range, from the page's first position. */
+  private cursorOf(list: SortedList, filter: EventFilter, descending: boolean, from: number | undefined): Cursor {
+    let [lo, hi] = this.timeRange(list, filter);
+    if (from !== undefined) {
+      // The page starts at `from` itself: ascending at the first entry not before it, descending at the last not after it.
+      if (descending) hi = Math.min(hi, this.firstIndex(list, (position) => !this.sortsBefore(from, position)));
+      else lo = Math.max(lo, this.firstIndex(list, (position) => this.sortsBefore(position, from)));
+    }
+    if (lo >= hi) return { list, next: 0, stop: 0 };
+    return descending ? { list, next: hi - 1, stop: lo - 1 } : { list, next: lo, stop: hi };
+  }
+
+  /** Indexes [lo, hi) of `list` inside the filter's time range. */
+  private timeRange(list: SortedList, filter: EventFilter): [number, number] {
+    const { timestampGte, timestampLt } = filter;
+    const times = this.times;
+    const lo = timestampGte === undefined ? 0 : this.firstIndex(list, (position) => times[position]! < timestampGte);
+    const hi = timestampLt === undefined ? list.size : this.firstIndex(list, (position) => times[position]! < timestampLt);
+    return [lo, Math.max(lo, hi)];
+  }
+
+  /** The first index of `list` whose position is not `before`: `before` holds for a prefix of the list. */
+  private firstIndex(list: SortedList, before: (position: number) => boolean): number {
+    let lo = 0;
+    let hi = list.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(list.positions[mid]!)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private textHas(position: number, needle: string): boolean {
+    const slot = this.textSlots[position]!;
+    return slot >= 0 && this.text.textAt(slot).includes(needle);
   }
 
   /** Every position holding a selective `body`, found through the text index; undefined when there is none to use. */
@@ -201,12 +280,15 @@ export class EventIndex {
 
   /** Of positions already matching `body`, those matching the rest of the filter. */
   private keptAmong(found: readonly number[], filter: EventFilter): number[] {
-    const matches = this.matcher({ ...filter, body: undefined })!;
+    const codes = this.codesOf(filter);
+    if (!codes) return [];
+    const { kind, source } = codes;
     const { timestampGte, timestampLt } = filter;
-    const times = this.times;
+    const { kinds, sources, times } = this;
     return found.filter(
       (position) =>
-        matches(position) &&
+        (kind < 0 || kinds[position] === kind) &&
+        (source < 0 || sources[position] === source) &&
         (timestampGte === undefined || times[position]! >= timestampGte) &&
         (timestampLt === undefined || times[position]! < timestampLt),
     );
@@ -222,50 +304,11 @@ export class EventIndex {
     return { positions: kept.slice(0, limit), next: kept[limit] };
   }
 
-  /** The predicate of the non-time filters, or null when no event can match (an unseen kind). */
-  private matcher(filter: EventFilter): ((position: number) => boolean) | null {
+  /** The codes of the filter's kind and source (-1: any), or null when it names one never stored. */
+  private codesOf(filter: EventFilter): { kind: number; source: number } | null {
     const kind = filter.kind === undefined ? -1 : this.kindCodes.find(filter.kind);
     const source = filter.source === undefined ? -1 : this.sourceCodes.find(filter.source);
-    if (kind === undefined || source === undefined) return null;
-    const needle = filter.body?.toLowerCase();
-    const { kinds, sources, textSlots, text } = this;
-    return (position) => {
-      if (kind >= 0 && kinds[position] !== kind) return false;
-      if (source >= 0 && sources[position] !== source) return false;
-      if (needle === undefined) return true;
-      const slot = textSlots[position]!;
-      return slot >= 0 && text.textAt(slot).includes(needle);
-    };
-  }
-
-  /** Ranks [lo, hi) of `order` inside the filter's time range. */
-  private rankRange(filter: EventFilter): [number, number] {
-    const lo = filter.timestampGte === undefined ? 0 : this.firstRankAtOrAfter(filter.timestampGte);
-    const hi = filter.timestampLt === undefined ? this.stored : this.firstRankAtOrAfter(filter.timestampLt);
-    return [lo, Math.max(lo, hi)];
-  }
-
-  private firstRankAtOrAfter(timestampMs: number): number {
-    let lo = 0;
-    let hi = this.stored;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.times[this.order[mid]!]! < timestampMs) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** The rank of an indexed position in `order`. */
-  private rankOf(position: number): number {
-    let lo = 0;
-    let hi = this.stored;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.sortsBefore(this.order[mid]!, position)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return kind === undefined || source === undefined ? null : { kind, source };
   }
 
   private sortsBefore(a: number, b: number): boolean {
@@ -278,15 +321,16 @@ export class EventIndex {
    * Adds positions [first, end) to `order`. Live appends carry non-decreasing timestamps and are
    * pushed; older ones (imports) are sorted and merged in from the back, so a batch costs
    * O(k log k) plus the entries after its earliest insertion point, never a full re-sort.
+   * Answers whether the batch went after every stored position, at ranks [first, end).
    */
-  private insertIntoOrder(first: number, end: number): void {
+  private insertIntoOrder(first: number, end: number): boolean {
     const added = Int32Array.from({ length: end - first }, (_, i) => first + i);
     const inOrder = added.every((position, i) => i === 0 || !this.sortsBefore(position, added[i - 1]!));
     if (!inOrder) added.sort((a, b) => this.times[a]! - this.times[b]! || a - b);
     let existing = first - 1;
     if (existing < 0 || !this.sortsBefore(added[0]!, this.order[existing]!)) {
       this.order.set(added, first);
-      return;
+      return true;
     }
     let write = end - 1;
     for (let next = added.length - 1; next >= 0; write--) {
@@ -298,6 +342,16 @@ export class EventIndex {
         next--;
       }
     }
+    return false;
+  }
+
+  private post(position: number): void {
+    this.postings.push(this.kinds[position]!, this.sources[position]!, position, this.textSlots[position]! >= 0);
+  }
+
+  private rebuildPostings(): void {
+    this.postings.clear();
+    for (let rank = 0; rank < this.stored; rank++) this.post(this.order[rank]!);
   }
 
   private ensureCapacity(needed: number): void {
