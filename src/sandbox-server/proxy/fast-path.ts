@@ -8,7 +8,7 @@ import { REQUEST_ID_HEADER, requestIdFrom } from '../../http/request-log/index.j
 import { logger as rootLogger, type Logger } from '../../logger.js';
 import type { ApiKeyVerdict } from '../auth.js';
 import { engineAway } from './engine-away.js';
-import { REQUEST_HEADERS_DROPPED, UPSTREAM } from './forward-http.js';
+import { type AgentServerTarget, REQUEST_HEADERS_DROPPED, UPSTREAM } from './forward-http.js';
 import type { TargetCache } from './target-cache.js';
 
 /** The proxy route as the app registers it, and as requests answered here are labelled. */
@@ -66,43 +66,65 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
       options.metrics.httpRequests.inc(labels);
       options.metrics.httpRequestDuration.observe(labels, (performance.now() - startedAt) / 1000);
     };
-    const upstreamUrl = new URL(target.baseUrl);
+    let responded = false;
+    let failed = false;
+    const upstream = upstreamOf(target);
     const outgoing = httpRequest(
       {
-        host: upstreamUrl.hostname,
-        port: upstreamUrl.port,
+        host: upstream.host,
+        port: upstream.port,
         method: req.method,
-        path: `${upstreamUrl.pathname.replace(/\/$/, '')}${match[2]}${url.search}`,
+        path: `${upstream.pathPrefix}${match[2]}${url.search}`,
         headers: upstreamHeaders(req, target.sessionApiKey),
         agent: UPSTREAM,
       },
       (incoming) => {
+        responded = true;
         const answer: OutgoingHttpHeaders = {};
         for (const name in incoming.headers) if (!RESPONSE_HEADERS_DROPPED.has(name)) answer[name] = incoming.headers[name];
         answer[REQUEST_ID_HEADER] = requestId;
         const status = incoming.statusCode ?? 502;
-        res.writeHead(status, incoming.statusMessage, answer);
-        answered(status);
+        // The head goes out with the first body bytes (or the end), not before: until then a
+        // broken answer can still become a 502 rather than a connection closed with no bytes.
+        const writeHead = () => {
+          if (res.headersSent) return;
+          res.writeHead(status, incoming.statusMessage, answer);
+          answered(status);
+        };
+        incoming.once('data', writeHead);
+        incoming.once('end', writeHead);
         incoming.pipe(res);
-        incoming.once('error', () => res.destroy());
+        incoming.once('error', fail);
       },
     );
-    outgoing.once('error', async (error) => {
-      if (res.destroyed) return;
+    outgoing.once('error', fail);
+    /**
+     * The upstream failed: before answering (unreachable, or a head that breaks HTTP framing) or
+     * while sending the body. A 502 (503 while the engine is away) when nothing was sent yet;
+     * otherwise the client's connection is cut, the only way left to say the body is incomplete.
+     */
+    async function fail(error: Error): Promise<void> {
+      if (failed || res.destroyed) return;
+      failed = true;
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      // Unreachable: the container may have gone or moved; the next request looks it up again.
-      options.targets.forget(sandboxId);
-      const available = await options.engineAvailable(sandboxId).catch(() => true);
-      if (res.destroyed || res.headersSent) return;
-      const failure: DomainError = available ? new UpstreamError(`Agent server unreachable: ${error.message}`) : engineAway(sandboxId);
+      let failure: DomainError;
+      if (responded || isParseError(error)) {
+        failure = new UpstreamError(`Agent server sent a broken answer: ${error.message}`);
+      } else {
+        // Unreachable: the container may have gone or moved; the next request looks it up again.
+        options.targets.forget(sandboxId);
+        const available = await options.engineAvailable(sandboxId).catch(() => true);
+        if (res.destroyed || res.headersSent) return;
+        failure = available ? new UpstreamError(`Agent server unreachable: ${error.message}`) : engineAway(sandboxId);
+      }
       const { status, body, headers: errorHeaders } = domainErrorAnswer(failure);
       res.writeHead(status, { ...errorHeaders, 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId });
       res.end(JSON.stringify(body));
       answered(status);
-    });
+    }
     // A client that goes away takes its upstream request with it (a long command, a stream).
     res.once('close', () => {
       if (!res.writableFinished) outgoing.destroy();
@@ -111,6 +133,26 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
     else outgoing.end();
     return true;
   };
+}
+
+interface UpstreamAddress {
+  host: string;
+  port: string;
+  /** The base URL's path without its trailing slash. */
+  pathPrefix: string;
+}
+
+/** Parsed once per remembered target rather than once per request. */
+const upstreamAddresses = new WeakMap<AgentServerTarget, UpstreamAddress>();
+
+function upstreamOf(target: AgentServerTarget): UpstreamAddress {
+  let address = upstreamAddresses.get(target);
+  if (address === undefined) {
+    const url = new URL(target.baseUrl);
+    address = { host: url.hostname, port: url.port, pathPrefix: url.pathname.replace(/\/$/, '') };
+    upstreamAddresses.set(target, address);
+  }
+  return address;
 }
 
 /** The request's URL as the app sees it: the `Host` header's name, the path normalised. */
@@ -135,6 +177,11 @@ function upstreamHeaders(req: IncomingMessage, sessionApiKey: string): OutgoingH
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** Node's HTTP parser refused what the upstream sent (its codes start with HPE_): it answered, but not in HTTP. */
+function isParseError(error: Error): boolean {
+  return (error as NodeJS.ErrnoException).code?.startsWith('HPE_') === true;
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {

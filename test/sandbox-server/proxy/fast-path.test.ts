@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -162,7 +162,47 @@ describe('proxy fast path', () => {
     expect([away.status, away.headers.get('retry-after')]).toEqual([503, '5']);
     expect(((await away.json()) as { detail: string }).detail).toMatch(/container engine is unavailable/);
   });
+
+  it.each([
+    ['a head that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n'],
+    ['an invalid Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n'],
+    ['a broken chunk before any body byte', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nhello\r\n'],
+    ['a close before the promised body', 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n'],
+  ])('answers 502 with a JSON detail when the agent-server sends %s', async (_case, answer: string) => {
+    const broken = await startBrokenUpstream(answer);
+    try {
+      targets.remember(SANDBOX, { baseUrl: `http://127.0.0.1:${broken.port}`, sessionApiKey: SESSION_KEY }, targets.mark());
+      const res = await fetch(`${base}/alive`, { headers: withKey({ 'x-request-id': 'broken-1' }) });
+      expect([res.status, res.headers.get('content-type'), res.headers.get('x-request-id')]).toEqual([502, 'application/json', 'broken-1']);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/^Agent server (sent a broken answer|unreachable)/);
+      expect(logLines).toEqual([expect.objectContaining({ msg: 'request failed', request_id: 'broken-1', status: 502 })]);
+    } finally {
+      await new Promise((resolve) => broken.server.close(resolve));
+    }
+  });
+
+  it('cuts the client off when the answer breaks after its first body bytes went out', async () => {
+    const broken = await startBrokenUpstream('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello');
+    try {
+      targets.remember(SANDBOX, { baseUrl: `http://127.0.0.1:${broken.port}`, sessionApiKey: SESSION_KEY }, targets.mark());
+      const res = await fetch(`${base}/alive`, { headers: withKey() });
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+    } finally {
+      await new Promise((resolve) => broken.server.close(resolve));
+    }
+  });
 });
+
+/** An upstream that answers any request with the given raw bytes, then closes the connection. */
+async function startBrokenUpstream(answer: string) {
+  const server = createTcpServer((socket) => {
+    socket.once('data', () => socket.end(answer));
+    socket.on('error', () => {});
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  return { server, port };
+}
 
 /** A GET through node:http, which, unlike fetch(), sends any Host and Upgrade header asked for. */
 function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
