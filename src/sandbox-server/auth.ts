@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { UnauthorizedError } from '../errors/index.js';
 
@@ -45,6 +45,7 @@ function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/** One-shot: half the cost of a Hash object per request, on the proxy's every request. */
 function digest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
