@@ -38,7 +38,8 @@ import { CorruptEventLogError, DuplicateEventIdError, EventLogUnavailableError, 
 import { BatchMarker } from './batch-marker.js';
 import { EventIndex, type IndexedRecord } from './event-index.js';
 import type { EventFilter, EventLog, EventLogPage, EventQuery, StoredEvent } from './event-log.js';
-import { openLogFile, readBytes, readLines, writeBytes } from './log-file.js';
+import { openLogFile, readBytes, readInto, readLines, writeBytes } from './log-file.js';
+import { RUN_BYTES, releaseReadBuffer, takeReadBuffer } from './read-buffers.js';
 import { RecordCache } from './record-cache.js';
 
 export interface EventLogOptions {
@@ -61,8 +62,6 @@ const DEFAULT_CHECKPOINT_BYTES = 32 * 1024 * 1024;
 const CLOSE_CHECKPOINT_BYTES = 1024 * 1024;
 /** Records a checkpoint is checked against, spread evenly from the first to the last. */
 const CHECKPOINT_SAMPLES = 64;
-/** Records close together are read together, up to this many bytes per read. */
-const READ_RUN_BYTES = 1024 * 1024;
 /** Unwanted bytes a read may span to join two records: one read beats two below this. */
 const READ_GAP_BYTES = 64 * 1024;
 
@@ -512,7 +511,7 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
         const position = positions[missing[runEnd]!]!;
         const recordStart = this.index.offsetOf(position);
         const recordEnd = Math.max(end, recordStart + this.index.lengthOf(position));
-        if (recordStart - end > READ_GAP_BYTES || recordEnd - start > READ_RUN_BYTES) break;
+        if (recordStart - end > READ_GAP_BYTES || recordEnd - start > RUN_BYTES) break;
         end = recordEnd;
         runEnd++;
       }
@@ -525,13 +524,18 @@ class FileEventLog<E extends StoredEvent> implements EventLog<E> {
 
   /** Reads one run of nearby positions (given as indexes into `positions`) with one read of [start, start + bytes). */
   private async readRun(positions: readonly number[], run: number[], start: number, bytes: number, into: E[], remember: boolean): Promise<void> {
-    const buffer = await readBytes(this.handle, start, bytes);
-    for (const i of run) {
-      const position = positions[i]!;
-      const lineStart = this.index.offsetOf(position) - start;
-      const event = JSON.parse(buffer.toString('utf8', lineStart, lineStart + this.index.lengthOf(position) - 1)) as E;
-      if (remember) this.cache.set(position, event);
-      into[i] = event;
+    const buffer = takeReadBuffer(bytes);
+    try {
+      await readInto(this.handle, buffer, start, bytes);
+      for (const i of run) {
+        const position = positions[i]!;
+        const lineStart = this.index.offsetOf(position) - start;
+        const event = JSON.parse(buffer.toString('utf8', lineStart, lineStart + this.index.lengthOf(position) - 1)) as E;
+        if (remember) this.cache.set(position, event);
+        into[i] = event;
+      }
+    } finally {
+      releaseReadBuffer(buffer);
     }
   }
 }

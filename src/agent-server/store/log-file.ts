@@ -99,7 +99,11 @@ export async function* readLines(handle: FileHandle, start: number, end: number)
 }
 
 export async function readBytes(handle: FileHandle, offset: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
+  return readInto(handle, Buffer.allocUnsafe(length), offset, length);
+}
+
+/** Reads bytes [offset, offset + length) of the file into the start of `buffer`, and returns it. */
+export async function readInto(handle: FileHandle, buffer: Buffer, offset: number, length: number): Promise<Buffer> {
   let done = 0;
   while (done < length) {
     const { bytesRead } = await handle.read(buffer, done, length - done, offset + done);
