@@ -11,9 +11,8 @@ import { type EngineInfo, EnginePageSchema } from '../../src/sandbox-server/mode
 import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { type SandboxInfo, SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
-import { type Answer, readAnswer } from '../helpers/answer.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
+import { controlPlaneCaller, killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 
@@ -71,27 +70,7 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
   const suiteSandboxes: string[] = [];
   let database: { url: string; drop(): Promise<void> };
 
-  /** fetch() with the API key; the body checked against `schema` (see readAnswer), and the raw text. */
-  async function call<S extends z.ZodType = z.ZodUnknown>(
-    replica: Replica,
-    method: string,
-    path: string,
-    body?: unknown,
-    schema?: S,
-  ): Promise<Answer<z.output<S>> & { text: string }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`http://127.0.0.1:${replica.port}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
-    });
-    const text = await response.text();
-    const json = response.headers.get('content-type')?.includes('application/json') === true;
-    const answer = await readAnswer(new Response(json ? text : null, { status: response.status }), json ? schema : undefined);
-    return { ...answer, text };
-  }
+  const call = controlPlaneCaller(KEY);
 
   const [a, b] = replicas as [Replica, Replica];
 

@@ -2,11 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
-import { checked } from '../helpers/answer.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
+import { controlPlaneCaller, killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 
@@ -34,24 +34,7 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
   let database: { url: string; drop(): Promise<void> };
   let events: NodeJS.ReadableStream | undefined;
 
-  async function call(replica: Replica, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown; text: string }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`http://127.0.0.1:${replica.port}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
-    });
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = null;
-    }
-    return { status: response.status, body: parsed, text };
-  }
+  const call = controlPlaneCaller(KEY);
 
   async function start(replica: Replica): Promise<void> {
     replica.process = await spawnControlPlane(replica.port, {
@@ -80,16 +63,16 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
   }
 
   async function createThrough(replica: Replica): Promise<string> {
-    const { status, body } = await call(replica, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: specId });
+    const { status, body } = await call(replica, 'POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema);
     expect(status).toBe(200);
-    const { id } = checked(SandboxInfoSchema, body);
+    const { id } = body;
     sandboxIds.push(id);
     return id;
   }
 
   async function statuses(replica: Replica, ids: string[]): Promise<string[]> {
-    const { body } = await call(replica, 'GET', `/api/v1/sandboxes?${ids.map((id) => `id=${id}`).join('&')}`);
-    return (body as ({ status: string } | null)[]).map((info) => info?.status ?? 'gone');
+    const { body } = await call(replica, 'GET', `/api/v1/sandboxes?${ids.map((id) => `id=${id}`).join('&')}`, undefined, z.array(SandboxInfoSchema.nullable()));
+    return body.map((info) => info?.status ?? 'gone');
   }
 
   async function until(replica: Replica, ids: string[], status: string): Promise<void> {
@@ -203,8 +186,8 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
     }
     expect(await statuses(holder, [id])).toEqual(['RUNNING']);
 
-    const forked = await call(follower, 'POST', `/api/v1/sandboxes/${id}/fork`, {});
+    const forked = await call(follower, 'POST', `/api/v1/sandboxes/${id}/fork`, {}, SandboxInfoSchema);
     expect(forked.status).toBe(200);
-    await until(holder, [checked(SandboxInfoSchema, forked.body).id], 'RUNNING');
+    await until(holder, [forked.body.id], 'RUNNING');
   });
 });

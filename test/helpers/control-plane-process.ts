@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
+import type { z } from 'zod';
+import { type Answer, readAnswer } from './answer.js';
 import { TEST_BASE_IMAGE } from './docker.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -42,4 +44,42 @@ export function killProcess(child: ChildProcess | undefined): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
+}
+
+/** A control plane's answer: its status and JSON body (see readAnswer), its raw text and its headers. */
+export interface ControlPlaneAnswer<T> extends Answer<T> {
+  text: string;
+  headers: Headers;
+}
+
+/** Calls a control plane listening on `target.port`; `call` of controlPlaneCaller. */
+export type ControlPlaneCall = <S extends z.ZodType = z.ZodUnknown>(
+  target: { port: number },
+  method: string,
+  path: string,
+  body?: unknown,
+  schema?: S,
+) => Promise<ControlPlaneAnswer<z.output<S>>>;
+
+/**
+ * fetch() of a control plane started by spawnControlPlane, sending `key` as its API key and JSON
+ * in: a JSON answer's body checked against `schema` (see readAnswer; `unknown` without one), any
+ * other's undefined, and the text kept for what is not JSON (/metrics). A call that takes longer
+ * than `timeoutMs` rejects with a TimeoutError.
+ */
+export function controlPlaneCaller(key: string, timeoutMs = 20_000): ControlPlaneCall {
+  return async (target, method, path, body, schema) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`http://127.0.0.1:${target.port}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    const json = response.headers.get('content-type')?.includes('application/json') === true;
+    const answer = await readAnswer(new Response(json ? text : null, { status: response.status }), schema);
+    return { ...answer, text, headers: response.headers };
+  };
 }
