@@ -210,12 +210,22 @@ export class EngineRegistry {
     };
   }
 
-  /** The id of the image `image` names on the first engine that has it; null when none has it. */
+  /**
+   * The id of the image `image` names on the first engine that has it; null when every engine
+   * answered that none has it. Throws when none has it but some engine could not be asked: absent
+   * and unknown must not look alike, since a changed id replaces every warm-pool member.
+   */
   async imageId(image: string): Promise<string | null> {
+    let failure: unknown;
     for (const handle of this.handles()) {
-      const id = await handle.runtime.imageId(image).catch(() => null);
-      if (id !== null) return id;
+      try {
+        const id = await handle.runtime.imageId(image);
+        if (id !== null) return id;
+      } catch (error) {
+        failure ??= error;
+      }
     }
+    if (failure !== undefined) throw failure;
     return null;
   }
 

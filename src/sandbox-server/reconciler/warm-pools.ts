@@ -11,7 +11,7 @@ import { planWarmPools, type WarmPoolWant } from './warm-pool-plan.js';
 
 export interface WarmPoolContext {
   db: Database;
-  /** The id of the image a tag names now, on the engines (copies keep their id); null when absent. */
+  /** The id of the image a tag names now, on the engines (copies keep their id); null when absent; throws when the engines cannot tell. */
   imageId(image: string): Promise<string | null>;
   /** Unclaimed members across all pools, at most (MAX_WARM_SANDBOXES). */
   cap: number;
@@ -34,10 +34,13 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
     .where(and(isNull(sandboxSpecs.deletedAt), gt(sandboxSpecs.warmPoolSize, 0)))
     .orderBy(desc(sandboxSpecs.isDefault), asc(sandboxSpecs.id));
   const wants: WarmPoolWant[] = [];
-  const images = new Map<string, string | null>();
+  /** Image -> its id now; undefined when no engine could say, and each pool keeps its fingerprint. */
+  const images = new Map<string, string | null | undefined>();
   for (const spec of specs) {
-    if (!images.has(spec.image)) images.set(spec.image, await ctx.imageId(spec.image));
-    wants.push({ specId: spec.id, size: spec.warmPoolSize, fingerprint: warmPoolFingerprint(spec, images.get(spec.image) ?? null) });
+    if (!images.has(spec.image)) images.set(spec.image, await imageIdOrUnknown(ctx, spec.image));
+    const imageId = images.get(spec.image);
+    const fingerprint = imageId === undefined && spec.warmPoolFingerprint !== null ? spec.warmPoolFingerprint : warmPoolFingerprint(spec, imageId ?? null);
+    wants.push({ specId: spec.id, size: spec.warmPoolSize, fingerprint });
   }
   const fingerprintOf = new Map(wants.map((want) => [want.specId, want.fingerprint]));
   for (const spec of specs) {
@@ -91,4 +94,14 @@ async function addMember(db: Database, specId: string, fingerprint: string, cons
     return insertSandbox(tx, { id: newSandboxId(), specId, engine, poolFingerprint: fingerprint }, 'warm-pool member');
   });
   return row.id;
+}
+
+/** The image's id, or undefined when the engines could not be asked (logged). */
+async function imageIdOrUnknown(ctx: WarmPoolContext, image: string): Promise<string | null | undefined> {
+  try {
+    return await ctx.imageId(image);
+  } catch (error) {
+    ctx.log.warn({ image, err: error }, 'could not look up a warm pool image; its pool keeps its fingerprint');
+    return undefined;
+  }
 }

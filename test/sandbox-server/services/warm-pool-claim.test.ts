@@ -175,4 +175,19 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
     const claimedLater = await handle.db.select({ id: sandboxes.id }).from(sandboxes).where(and(eq(sandboxes.engine, 'e1'), isNull(sandboxes.poolFingerprint)));
     expect(claimedLater.map((row) => row.id).sort()).toEqual([...claimed].sort());
   });
+
+  it('keeps a pool and its members when no engine can say what its image is, and replaces them once the image changed', async () => {
+    const members = await Promise.all(Array.from({ length: 3 }, () => addMember()));
+    const unreachable = { db: handle.db, imageId: () => Promise.reject(new Error('engine unreachable')), cap: 10, log: logger };
+    expect(await maintainWarmPools(unreachable)).toEqual([]);
+    const [spec] = await handle.db.select().from(sandboxSpecs).where(eq(sandboxSpecs.id, SPEC));
+    expect(spec!.warmPoolFingerprint).toBe(FINGERPRINT);
+    const kept = await handle.db.select({ id: sandboxes.id, desiredState: sandboxes.desiredState }).from(sandboxes).where(eq(sandboxes.specId, SPEC));
+    expect(kept.map((row) => row.desiredState)).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+
+    // An answer that the image is gone (or another) is a change: the members are replaced.
+    await maintainWarmPools({ ...unreachable, imageId: async () => null });
+    const retired = await handle.db.select({ id: sandboxes.id }).from(sandboxes).where(and(eq(sandboxes.specId, SPEC), eq(sandboxes.desiredState, 'DELETED')));
+    expect(retired.map((row) => row.id).sort()).toEqual([...members].sort());
+  });
 });
