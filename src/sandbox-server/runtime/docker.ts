@@ -229,7 +229,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         await docker.getContainer(containerId).unpause();
       } catch (error) {
         // Engines answer "is not paused" with 409 or (20.10) 500; either way it is already unpaused.
-        if (/is not paused/i.test(dockerMessageOf(error))) return;
+        // runc's "cannot resume a running process" says the same when the engine still thought the
+        // container paused (a freeze that did not finish on a loaded machine): it runs, as asked.
+        if (/is not paused|cannot resume a running process/i.test(dockerMessageOf(error))) return;
         throw toRuntimeError(error, 'unpause');
       }
     },
