@@ -61,8 +61,11 @@ export interface FakeRuntimeControls {
   writeLog(containerId: string, text: string): void;
   /** The next call of `verb` fails with `error`. */
   failNext(verb: Verb, error: Error): void;
-  /** Creates wait until the returned function is called (a create "in flight"). */
-  holdCreates(): () => void;
+  /**
+   * Creates wait until the returned function is called (a create "in flight"): before the container
+   * exists, or, `afterCreated`, with it created and not yet started (the Docker driver writing its key in).
+   */
+  holdCreates(afterCreated?: boolean): () => void;
   /** Snapshots keep their container paused until the returned function is called (a snapshot under way). */
   holdSnapshots(): () => void;
   /** The image's tag now names another image (it was rebuilt). */
@@ -92,6 +95,7 @@ export function createFakeRuntime(): FakeRuntime {
   const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
   const imageIds = new Map<string, string>();
   let held: Promise<void> | undefined;
+  let heldAfterCreated = false;
   let heldSnapshots: Promise<void> | undefined;
   let nextHostPort = 40_000;
 
@@ -151,13 +155,15 @@ export function createFakeRuntime(): FakeRuntime {
 
     async create(request) {
       await enter('create', request.sandboxId);
-      if (held) await held;
+      if (held && !heldAfterCreated) await held;
       const same = [...containers.values()].find((c) => c.sandboxId === request.sandboxId);
       if (same) return { ...same };
       volumes.set(request.dataVolume.name, request.sandboxId);
       networks.set(request.network.name, request.sandboxId);
-      const container = add(request.sandboxId, 'running', request.exposedPorts);
+      const container = add(request.sandboxId, 'created', request.exposedPorts);
       emit(container, 'create');
+      if (held && heldAfterCreated) await held;
+      Object.assign(container, { state: 'running', hostPorts: publish(container.containerId) });
       emit(container, 'start');
       return { ...container };
     },
@@ -354,7 +360,8 @@ export function createFakeRuntime(): FakeRuntime {
       };
     },
 
-    holdCreates() {
+    holdCreates(afterCreated = false) {
+      heldAfterCreated = afterCreated;
       let release!: () => void;
       held = new Promise<void>((resolve) => {
         release = resolve;

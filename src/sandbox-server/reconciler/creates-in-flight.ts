@@ -41,10 +41,14 @@ export class CreatesInFlight {
     else record.containerId = outcome.containerId;
   }
 
-  /** Consults (and retires) the record for a sandbox whose containers were listed at `listedAt`. */
+  /**
+   * Consults (and retires) the record for a sandbox whose containers were listed at `listedAt`. A
+   * listed container whose create has not settled is still the create's: it starts it itself.
+   */
   view(sandboxId: string, listedAt: number, now: number, listed: boolean): CreateView {
     const record = this.records.get(sandboxId);
     if (!record) return { creating: false };
+    if (listed && record.settledAt === undefined && now - record.startedAt < this.boundMs) return { creating: true };
     if (listed) {
       this.records.delete(sandboxId);
       return { creating: false };

@@ -46,6 +46,11 @@ describe('planStep', () => {
     expect(plan('RUNNING', [], { creating: true })).toEqual({ kind: 'none' });
   });
 
+  it('leaves a container its create is still starting to that create', () => {
+    expect(plan('RUNNING', ['created'], { creating: true })).toEqual({ kind: 'none' });
+    expect(plan('PAUSED', ['running'], { creating: true })).toEqual({ kind: 'none' });
+  });
+
   it('does not recreate a container that vanished, nor retry a create that failed for good', () => {
     expect(plan('RUNNING', [], { hadContainer: true })).toEqual({ kind: 'none' });
     expect(plan('RUNNING', [], { previousStatus: 'ERROR' })).toEqual({ kind: 'none' });

@@ -258,6 +258,24 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(callsOf('create')).toHaveLength(1);
   });
 
+  it('leaves a container its create has made but not yet started to that create, and starts it once', async () => {
+    const sandbox = await newSandbox();
+    const release = fake.holdCreates(true);
+    const r = reconciler();
+
+    await passes(r, 3);
+    expect(fake.containers().map((c) => c.state)).toEqual(['created']);
+    expect(callsOf('start')).toEqual([]);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('STARTING');
+
+    release();
+    await r.stop();
+    await passes(r, 2);
+    expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING');
+    expect(callsOf('start')).toEqual([]);
+    expect(callsOf('create')).toHaveLength(1);
+  });
+
   it('records a final create failure as ERROR and stops trying', async () => {
     const sandbox = await newSandbox();
     fake.failNext('create', new RuntimeError('docker create failed: No such image: nope:latest', true));
