@@ -118,6 +118,11 @@ export const CONFIG_VARIABLES = {
     default: '10.213.0.0/16',
     help: `Private IPv4 block the sandboxes' own networks take their /${SANDBOX_SUBNET_PREFIX} subnets from (blocks the host already routes are skipped).`,
   }),
+  SANDBOX_SPARE_NETWORKS: variable({
+    schema: integer(0, 100),
+    default: '4',
+    help: "Sandbox networks of each access (internet, none) made ahead of need once a sandbox of that access was created, so that a cold start does not wait for its network (0: each sandbox's network is made with it).",
+  }),
   SANDBOX_BASE_IMAGE: variable({
     schema: z.string().min(1),
     default: 'node:20-bookworm-slim',

@@ -118,6 +118,7 @@ export async function startSandboxServer(
       createDockerRuntime({
         instanceId: config.SANDBOX_SERVER_INSTANCE,
         networkPool: config.SANDBOX_NETWORK_POOL,
+        spareNetworks: config.SANDBOX_SPARE_NETWORKS,
         copyImage: config.AGENT_SERVER_IMAGE,
         docker: dockerFor(row, config.DOCKER_TLS_CERT_DIR),
         publishHost: row.advertiseHost,

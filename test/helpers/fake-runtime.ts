@@ -20,6 +20,7 @@ type Verb =
   | 'remove'
   | 'removeVolume'
   | 'removeNetworks'
+  | 'removeNetwork'
   | 'list'
   | 'listNetworks'
   | 'listUnusedVolumes'
@@ -218,6 +219,15 @@ export function createFakeRuntime(): FakeRuntime {
         throw new RuntimeError(`a container of sandbox ${sandboxId} is still attached to its network`, false);
       }
       for (const [name, owner] of networks) if (owner === sandboxId) networks.delete(name);
+    },
+
+    async removeNetwork(name) {
+      await enter('removeNetwork', name);
+      const owner = networks.get(name);
+      if (owner !== undefined && [...containers.values()].some((c) => c.sandboxId === owner)) {
+        throw new RuntimeError(`a container of sandbox ${owner} is still attached to network ${name}`, false);
+      }
+      networks.delete(name);
     },
 
     async listNetworks() {

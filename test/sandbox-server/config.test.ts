@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       SANDBOX_DEFAULT_CPUS: 1,
       SANDBOX_RUNTIME: 'auto',
       SANDBOX_NETWORK_POOL: '10.213.0.0/16',
+      SANDBOX_SPARE_NETWORKS: 4,
       SANDBOX_BASE_IMAGE: 'node:20-bookworm-slim',
       AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',
       SANDBOX_SERVER_INSTANCE: 'default',

@@ -483,6 +483,7 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     remove: (containerId) => limit(() => runtime.remove(containerId)),
     removeVolume: (name) => limit(() => runtime.removeVolume(name)),
     removeNetworks: (sandboxId) => limit(() => runtime.removeNetworks(sandboxId)),
+    removeNetwork: (name) => limit(() => runtime.removeNetwork(name)),
     listNetworks: () => runtime.listNetworks(),
     listUnusedVolumes: () => runtime.listUnusedVolumes(),
     listVolumeCopies: () => runtime.listVolumeCopies(),

@@ -63,7 +63,7 @@ export class OrphanSweeper {
     await forEachLimited(orphanNetworks, REMOVE_CONCURRENCY, async (orphan) => {
       if (!this.graceOver(orphan.name, now) || attached.has(orphan.sandboxId)) return;
       try {
-        await this.runtime.removeNetworks(orphan.sandboxId);
+        await this.runtime.removeNetwork(orphan.name);
         this.seenAt.delete(orphan.name);
         this.log.info({ network: orphan.name, sandboxId: orphan.sandboxId }, 'removed orphaned network');
       } catch (error) {

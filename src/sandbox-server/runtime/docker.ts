@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { CONTAINER_STATES, type ContainerState } from '../../contracts/container.js';
+import type { SandboxNetwork } from '../../contracts/sandbox.js';
 import { logger } from '../../logger.js';
 import {
   type ContainerObservation,
@@ -23,6 +24,7 @@ import { bridgeNameFor, formatCidr, type Ipv4Block, overlaps, parseCidr, parseRo
 import { tarArchive } from './tar.js';
 import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.js';
 import { createDockerSnapshots } from './docker-snapshots.js';
+import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
@@ -39,6 +41,11 @@ export interface DockerRuntimeOptions {
    * default. Engines sharing one machine each publish on their own loopback address.
    */
   publishHost?: string;
+  /**
+   * SANDBOX_SPARE_NETWORKS: how many sandbox networks of each access to keep made ahead of need
+   * (docker-spare-networks.ts), once a sandbox of that access was created. Default 0: none.
+   */
+  spareNetworks?: number;
 }
 
 export const DEFAULT_NETWORK_POOL = '10.213.0.0/16';
@@ -63,6 +70,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   const readRoutes = options.readRoutes ?? (() => readFile('/proc/net/route', 'utf8').catch(() => ''));
   /** Our sandboxes' containers: the instance label and a sandbox id (volume copies carry none). */
   const sandboxContainers = [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SANDBOX_ID];
+  const spares = new SpareNetworks({ docker, instanceId, target: options.spareNetworks ?? 0, createNetwork: (name, access, labels) => createNetwork(name, access, labels), log });
 
   /** The networks labelled as this sandbox's, oldest first (two control planes may have raced to create one). */
   async function networksOf(sandboxId: string): Promise<Docker.NetworkInspectInfo[]> {
@@ -81,9 +89,30 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
    */
   async function ensureNetwork(request: ContainerRequest): Promise<string> {
     const { name, access } = request.network;
+    const labels = { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId };
+    return createNetwork(name, access, labels, async (sameBridge) => {
+      // The bridge is named after the network, so either conflict means another create of this
+      // sandbox's network got there first (or a stranger holds the name).
+      const [ours] = await networksOf(request.sandboxId);
+      if (ours) return ours.Id;
+      throw new RuntimeError(`network name ${name} is taken by a network this control plane does not own`, !sameBridge);
+    });
+  }
+
+  /**
+   * Creates a sandbox network `name` carrying `labels`, on a /29 of the pool (starting at one derived
+   * from the name); returns its id. Subnets the host already routes are skipped, and one the engine
+   * says is taken moves on to the next; a name or bridge conflict is `onConflict`'s to settle.
+   */
+  async function createNetwork(
+    name: string,
+    access: SandboxNetwork,
+    labels: Record<string, string>,
+    onConflict: (sameBridge: boolean) => Promise<string> = (sameBridge) => Promise.reject(new RuntimeError(`network name ${name} is taken`, !sameBridge)),
+  ): Promise<string> {
     const routed = parseRoutes(await readRoutes());
     let refused = 0;
-    for (const subnet of subnetCandidates(request.sandboxId, pool)) {
+    for (const subnet of subnetCandidates(name, pool)) {
       if (routed.some((route) => overlaps(route, subnet))) continue;
       try {
         const network = await docker.createNetwork({
@@ -92,18 +121,12 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
           Driver: 'bridge',
           IPAM: { Driver: 'default', Config: [{ Subnet: formatCidr(subnet) }] },
           Options: { 'com.docker.network.bridge.name': bridgeNameFor(name, access) },
-          Labels: { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId },
+          Labels: labels,
         });
         return network.id;
       } catch (error) {
-        // The bridge is named after the network, so either conflict means another create of this
-        // sandbox's network got there first (or a stranger holds the name).
         const sameBridge = /same bridge name/i.test(dockerMessageOf(error));
-        if (statusCodeOf(error) === 409 || sameBridge) {
-          const [ours] = await networksOf(request.sandboxId);
-          if (ours) return ours.Id;
-          throw new RuntimeError(`network name ${name} is taken by a network this control plane does not own`, !sameBridge);
-        }
+        if (statusCodeOf(error) === 409 || sameBridge) return onConflict(sameBridge);
         if (/overlaps/i.test(dockerMessageOf(error)) && ++refused < SUBNET_ATTEMPTS) continue;
         throw toRuntimeError(error, 'create network');
       }
@@ -152,6 +175,28 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     }
   }
 
+  /** Creates the container on a spare network (or one made for it), writes its secret files in, and starts it. */
+  async function createAndStart(request: ContainerRequest): Promise<ContainerObservation> {
+    const spare = spares.take(request.sandboxId, request.network.access);
+    const network = spare ?? (await ensureNetwork(request));
+    let containerId: string;
+    try {
+      const container = await docker.createContainer(
+        createOptionsFor(request, instanceId, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare)),
+      );
+      containerId = container.id;
+    } catch (error) {
+      if (statusCodeOf(error) === 409) return adoptByName(request);
+      if (isMissingRuntime(error)) throw missingRuntime(`"${request.runtime}" is not registered`);
+      // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
+      throw toRuntimeError(error, 'create', [400, 404]);
+    }
+    await start(containerId, request.secretFiles, 'created');
+    const observation = await inspect(containerId);
+    if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
+    return observation;
+  }
+
   /**
    * The container that won a name conflict, if it is this sandbox's and ours. The engine reserves a
    * name before the winner's container can be inspected, so a missing winner is waited for briefly.
@@ -196,21 +241,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     },
 
     async create(request) {
-      const networkId = await ensureNetwork(request);
-      let containerId: string;
       try {
-        const container = await docker.createContainer(createOptionsFor(request, instanceId, networkId, publishHost));
-        containerId = container.id;
-      } catch (error) {
-        if (statusCodeOf(error) === 409) return adoptByName(request);
-        if (isMissingRuntime(error)) throw missingRuntime(`"${request.runtime}" is not registered`);
-        // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
-        throw toRuntimeError(error, 'create', [400, 404]);
+        return await createAndStart(request);
+      } finally {
+        spares.fill(request.network.access);
       }
-      await start(containerId, request.secretFiles, 'created');
-      const observation = await inspect(containerId);
-      if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
-      return observation;
     },
 
     start: (containerId, secretFiles) => start(containerId, secretFiles),
@@ -265,12 +300,21 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
           if (statusCodeOf(error) !== 404) throw toRuntimeError(error, 'remove network');
         }
       }
+      await spares.release(sandboxId);
+    },
+
+    async removeNetwork(name) {
+      await spares.remove(name);
     },
 
     async listNetworks() {
       try {
         const networks = await docker.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
-        return networks.map((network): NetworkObservation => ({ name: network.Name, sandboxId: network.Labels?.[LABEL_SANDBOX_ID] ?? '' }));
+        const own = networks.filter((network) => network.Labels?.[LABEL_SPARE_NETWORK] === undefined);
+        return [
+          ...own.map((network): NetworkObservation => ({ name: network.Name, sandboxId: network.Labels?.[LABEL_SANDBOX_ID] ?? '' })),
+          ...spares.observe(networks),
+        ];
       } catch (error) {
         throw toRuntimeError(error, 'list networks');
       }
@@ -292,6 +336,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       } catch (error) {
         throw toRuntimeError(error, 'list');
       }
+      spares.noteContainers(containers);
       // Only a stopped container's OOMKilled flag changes what we report, and stopped containers
       // are few: one inspect each tells why they stopped.
       return Promise.all(
@@ -380,8 +425,16 @@ export function containerNameFor(sandboxId: string): string {
   return `sandbox-server-${sandboxId}`;
 }
 
-function createOptionsFor(request: ContainerRequest, instanceId: string, networkId: string, publishHost: string): Docker.ContainerCreateOptions {
+/** `network` is the id or name of the sandbox's network; `extraLabels` say which spare network that is. */
+function createOptionsFor(
+  request: ContainerRequest,
+  instanceId: string,
+  network: string,
+  publishHost: string,
+  extraLabels: Record<string, string>,
+): Docker.ContainerCreateOptions {
   const labels: Record<string, string> = {
+    ...extraLabels,
     [LABEL_SANDBOX_ID]: request.sandboxId,
     [LABEL_SPEC_ID]: request.specId,
     [LABEL_INSTANCE]: instanceId,
@@ -405,7 +458,7 @@ function createOptionsFor(request: ContainerRequest, instanceId: string, network
     ExposedPorts: exposedPorts,
     HostConfig: {
       // Its own network only: never Docker's default bridge, which every other container shares.
-      NetworkMode: networkId,
+      NetworkMode: network,
       PortBindings: portBindings,
       Mounts: [
         {

@@ -63,6 +63,7 @@ export interface ContainerRequest {
 /** A network carrying our instance label. */
 export interface NetworkObservation {
   name: string;
+  /** The sandbox whose network it is, or that uses it; '' for none. */
   sandboxId: string;
 }
 
@@ -148,9 +149,17 @@ export interface SandboxRuntime {
   remove(containerId: string): Promise<void>;
   /** Removes a sandbox's data volume; a missing volume is success. */
   removeVolume(name: string): Promise<void>;
-  /** Removes the networks labelled as the sandbox's once no container is attached; none is success. */
+  /**
+   * Removes the sandbox's networks once no container is attached (a spare network it used may go
+   * back among the spares instead); none is success.
+   */
   removeNetworks(sandboxId: string): Promise<void>;
-  /** Every network carrying our instance label. */
+  /** Removes one network `listNetworks` reported, once no container is attached; a missing one is success. */
+  removeNetwork(name: string): Promise<void>;
+  /**
+   * Every network carrying our instance label, except the spares kept ready (a network with no
+   * sandbox is one no sandbox uses).
+   */
   listNetworks(): Promise<NetworkObservation[]>;
   /**
    * The sandbox data volumes carrying our instance label that no container uses: a sandbox's

@@ -52,13 +52,13 @@ export function overlaps(a: Ipv4Block, b: Ipv4Block): boolean {
 }
 
 /**
- * The /29 blocks of `pool` to try for a sandbox, starting at one derived from its id (so that two
- * engines on one machine rarely try the same block at once) and walking the pool from there.
+ * The /29 blocks of `pool` to try for a network, starting at one derived from `seed` (its name, so
+ * that two engines on one machine rarely try the same block at once) and walking the pool from there.
  */
-export function* subnetCandidates(sandboxId: string, pool: Ipv4Block): Generator<Ipv4Block> {
+export function* subnetCandidates(seed: string, pool: Ipv4Block): Generator<Ipv4Block> {
   const count = 2 ** Math.max(0, SANDBOX_SUBNET_PREFIX - pool.prefix);
   const size = 2 ** (32 - SANDBOX_SUBNET_PREFIX);
-  const start = createHash('sha256').update(sandboxId).digest().readUInt32BE(0) % count;
+  const start = createHash('sha256').update(seed).digest().readUInt32BE(0) % count;
   for (let i = 0; i < count; i++) yield { base: pool.base + ((start + i) % count) * size, prefix: SANDBOX_SUBNET_PREFIX };
 }
 

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { openTestDatabase } from '../../helpers/database.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
-import { createDockerRuntime, LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../../src/sandbox-server/runtime/index.js';
+import { createDockerRuntime, LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_SPARE_NETWORK } from '../../../src/sandbox-server/runtime/index.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
 import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
 
@@ -30,8 +30,9 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     await handle?.close();
   });
 
-  async function startReconciler(options: Partial<ReconcilerOptions> = {}): Promise<Reconciler> {
-    const reconciler = new Reconciler({ db: handle.db, runtime: createDockerRuntime({ instanceId, docker: docker! }), instanceId, intervalMs: 1_000, ...options });
+  async function startReconciler(options: Partial<ReconcilerOptions> = {}, spareNetworks = 0): Promise<Reconciler> {
+    const runtime = createDockerRuntime({ instanceId, docker: docker!, spareNetworks });
+    const reconciler = new Reconciler({ db: handle.db, runtime, instanceId, intervalMs: 1_000, ...options });
     reconcilers.push(reconciler);
     await reconciler.start();
     return reconciler;
@@ -198,5 +199,40 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
       const info = await docker!.getContainer(container!.Id).inspect();
       expect((await networksOf(row.id)).map((n) => n.Id)).toContain(info.HostConfig.NetworkMode);
     }
+  });
+
+  it("starts sandboxes on spare networks; a restarted control plane keeps the one a sandbox is on, removes the previous one's unused spares, and leaks none", async () => {
+    const spares = async () =>
+      (await docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SPARE_NETWORK] } })).map((n) => n.Name).sort();
+    const networkOf = async (containerId: string) => Object.keys((await docker!.getContainer(containerId).inspect()).NetworkSettings.Networks);
+    const before = await startReconciler({}, 2);
+    const first = await insertSandbox(handle.db, spec.id);
+    before.kick(first.id);
+    await waitForStatus(first.id, 'RUNNING');
+    await vi.waitFor(async () => expect(await spares()).toHaveLength(2), waitLong);
+    const second = await insertSandbox(handle.db, spec.id);
+    before.kick(second.id);
+    const running = await waitForStatus(second.id, 'RUNNING');
+    const [spare] = await networkOf(running.containerId!);
+    expect(await spares()).toContain(spare);
+    await vi.waitFor(async () => expect(await spares()).toHaveLength(3), waitLong);
+    await before.stop();
+
+    // Restarted (another process: its own spares, none made before a create asks): the previous
+    // process's ready spares go after the grace, the one a sandbox is on stays with it.
+    const after = await startReconciler({ orphanGraceMs: 500, intervalMs: 200 }, 2);
+    await vi.waitFor(async () => expect(await spares()).toEqual([spare]), waitLong);
+    await after.reconcileOnce();
+    expect((await readSandbox(handle.db, second.id)).status).toBe('RUNNING');
+    expect(await networkOf(running.containerId!)).toEqual([spare]);
+
+    for (const sandbox of [first, second]) {
+      await setDesired(handle.db, sandbox.id, 'DELETED');
+      after.kick(sandbox.id);
+    }
+    for (const sandbox of [first, second]) {
+      await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).deletedAt).not.toBeNull(), waitLong);
+    }
+    expect(await docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } })).toEqual([]);
   });
 });
