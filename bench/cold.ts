@@ -21,10 +21,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Docker from 'dockerode';
+import { z } from 'zod';
 import { loadConfig } from '../src/sandbox-server/config.js';
+import { SandboxInfoSchema } from '../src/sandbox-server/models/sandbox.js';
 import { LABEL_SANDBOX_ID } from '../src/sandbox-server/runtime/index.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
-import { type BenchImage, buildBenchImage, createFloorContainer, echoDirect, echoThroughProxy, FLOOR_KEY, removeBenchResources, waitFor } from './docker-fixture.js';
+import { type BenchImage, buildBenchImage, controlPlaneApi, createFloorContainer, echoDirect, echoThroughProxy, FLOOR_KEY, removeBenchResources, waitFor } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable, until } from './measure.js';
 import { followRunningEvents } from './running-events.js';
 
@@ -58,18 +60,10 @@ export async function run(): Promise<void> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     }),
   );
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
-  };
+  const api = controlPlaneApi(server.url);
   const running = await followRunningEvents(server.url);
   const removeOurs = async (ids: string[]) => {
-    await Promise.all(ids.map((id) => api('DELETE', `/api/v1/sandboxes/${id}`)));
+    await Promise.all(ids.map((id) => api(z.unknown(), 'DELETE', `/api/v1/sandboxes/${id}`)));
     for (const id of ids) await until(async () => (await docker.listContainers({ all: true, filters: { label: [`${LABEL_SANDBOX_ID}=${id}`] } })).length === 0, waitFor(TIMEOUT_MS));
   };
 
@@ -83,7 +77,7 @@ export async function run(): Promise<void> {
       start.floorPhases.push(floorStart.phases);
 
       let began = Date.now();
-      let sandbox = await api('POST', '/api/v1/sandboxes');
+      let sandbox = await api(SandboxInfoSchema, 'POST', '/api/v1/sandboxes');
       await running.seen(sandbox.id);
       start.ours.push(Date.now() - began);
       start.oursPhases.push(await phasesOf(docker, sandbox.id, began, Date.now()));
@@ -94,7 +88,7 @@ export async function run(): Promise<void> {
       tti.floorPhases.push(floorTti.phases);
 
       began = Date.now();
-      sandbox = await api('POST', '/api/v1/sandboxes');
+      sandbox = await api(SandboxInfoSchema, 'POST', '/api/v1/sandboxes');
       await echoThroughProxy(server.url, sandbox.id, TIMEOUT_MS);
       tti.ours.push(Date.now() - began);
       tti.oursPhases.push(await phasesOf(docker, sandbox.id, began, Date.now()));
@@ -106,7 +100,7 @@ export async function run(): Promise<void> {
       burst.floor.push(Date.now() - began);
       for (const floor of floors) await floor.container.remove({ force: true, v: true });
       began = Date.now();
-      const ids = await Promise.all(Array.from({ length: BURST }, async () => (await api('POST', '/api/v1/sandboxes')).id as string));
+      const ids = await Promise.all(Array.from({ length: BURST }, async () => (await api(SandboxInfoSchema, 'POST', '/api/v1/sandboxes')).id));
       await Promise.all(ids.map((id) => running.seen(id)));
       burst.ours.push(Date.now() - began);
       await removeOurs(ids);

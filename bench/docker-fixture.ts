@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
+import type { z } from 'zod';
 import { buildAgentServerImage } from '../src/sandbox-server/image/index.js';
 import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
 import { until } from './measure.js';
@@ -103,4 +104,20 @@ export async function echoDirect(baseUrl: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Calls a control plane the bench started and reads the answer as `schema`: a refusal or an answer
+ * of another shape stops the bench, whose figures would otherwise time something else.
+ */
+export function controlPlaneApi(serverUrl: string) {
+  return async <T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${serverUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return schema.parse(await response.json());
+  };
 }

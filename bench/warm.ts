@@ -16,9 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Docker from 'dockerode';
+import { z } from 'zod';
 import { loadConfig } from '../src/sandbox-server/config.js';
+import { SandboxInfoSchema } from '../src/sandbox-server/models/sandbox.js';
+import { SandboxSpecPageSchema } from '../src/sandbox-server/models/sandbox-spec.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
-import { type BenchImage, buildBenchImage, createFloorContainer, echoDirect, echoThroughProxy, removeBenchResources, waitFor } from './docker-fixture.js';
+import { type BenchImage, buildBenchImage, controlPlaneApi, createFloorContainer, echoDirect, echoThroughProxy, removeBenchResources, waitFor } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable, until } from './measure.js';
 
 const SAMPLES = Number(process.env.WARM_SAMPLES ?? 20);
@@ -48,17 +51,9 @@ export async function run(): Promise<void> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     }),
   );
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    return response.json();
-  };
+  const api = controlPlaneApi(server.url);
   const poolReady = () =>
-    until(async () => (await api('GET', '/api/v1/sandbox-specs/search')).items.some((s: any) => s.is_default && s.warm_pool_ready === POOL), waitFor(TIMEOUT_MS));
+    until(async () => (await api(SandboxSpecPageSchema, 'GET', '/api/v1/sandbox-specs/search')).items.some((s) => s.is_default && s.warm_pool_ready === POOL), waitFor(TIMEOUT_MS));
 
   const warm: number[] = [];
   const floor: number[] = [];
@@ -68,11 +63,11 @@ export async function run(): Promise<void> {
       floor.push(await floorRun(docker, bench));
       await poolReady();
       const started = performance.now();
-      const sandbox = await api('POST', '/api/v1/sandboxes');
+      const sandbox = await api(SandboxInfoSchema, 'POST', '/api/v1/sandboxes');
       if (sandbox.status !== 'RUNNING') misses++;
       await echoThroughProxy(server.url, sandbox.id, TIMEOUT_MS);
       warm.push(performance.now() - started);
-      await api('DELETE', `/api/v1/sandboxes/${sandbox.id}`);
+      await api(z.unknown(), 'DELETE', `/api/v1/sandboxes/${sandbox.id}`);
       await until(async () => (await docker.listContainers({ all: true, filters: { label: [`sandbox-server.id=${sandbox.id}`] } })).length === 0, waitFor(TIMEOUT_MS));
     }
   } finally {

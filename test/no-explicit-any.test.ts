@@ -24,12 +24,12 @@ async function explicitAnys(dir: string): Promise<string[]> {
 }
 
 /**
- * `any` turns the type checker off where it is written: in the source, and in tests, where answers
- * are checked against their models instead (test/helpers/answer.ts). The project has no linter,
- * so this is its no-explicit-any rule.
+ * `any` turns the type checker off where it is written: in the source, in the benches, and in
+ * tests, where answers are checked against their models instead (test/helpers/answer.ts). The
+ * project has no linter, so this is its no-explicit-any rule.
  */
 describe('no explicit any', () => {
-  it.each(['src', 'test'])('in %s/', async (dir) => {
+  it.each(['src', 'test', 'bench'])('in %s/', async (dir) => {
     expect(await explicitAnys(dir)).toEqual([]);
   });
 });
