@@ -205,11 +205,16 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     const spares = async () =>
       (await docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SPARE_NETWORK] } })).map((n) => n.Name).sort();
     const networkOf = async (containerId: string) => Object.keys((await docker!.getContainer(containerId).inspect()).NetworkSettings.Networks);
-    const before = await startReconciler({}, 2);
+    const runtime = createDockerRuntime({ instanceId, docker: docker!, spareNetworks: 2 });
+    const before = await startReconciler({ runtime });
     const first = await insertSandbox(handle.db, spec.id);
     before.kick(first.id);
     await waitForStatus(first.id, 'RUNNING');
-    await vi.waitFor(async () => expect(await spares()).toHaveLength(2), waitLong);
+    // Ready: listed by the engine and no longer reported by the runtime (it counts a new one a moment later).
+    await vi.waitFor(async () => {
+      const reported = new Set((await runtime.listNetworks()).map((n) => n.name));
+      expect((await spares()).filter((name) => !reported.has(name))).toHaveLength(2);
+    }, waitLong);
     const second = await insertSandbox(handle.db, spec.id);
     before.kick(second.id);
     const running = await waitForStatus(second.id, 'RUNNING');
