@@ -11,6 +11,10 @@ export const LABEL_NETWORK_ACCESS = 'sandbox-server.network-access';
 /** On a container created on a spare network: that network's name, so it is found again after a restart. */
 export const LABEL_NETWORK = 'sandbox-server.network';
 
+/** Failed spare creates in a row before a fill gives up until the next call, and the first pause between them. */
+const FILL_ATTEMPTS = 5;
+const FILL_RETRY_MS = 200;
+
 export interface SpareNetworksOptions {
   docker: Docker;
   instanceId: string;
@@ -99,26 +103,37 @@ export class SpareNetworks {
   }
 
   /**
-   * Creates spares of `access`, one at a time, until `target` are ready; a failure waits for the next
-   * call. Called once a create has started its container, not when it takes a spare: making a
-   * network holds the engine's network locks, which the container's start needs too.
+   * Creates spares of `access`, one at a time, until `target` are ready. A failed create (a subnet
+   * another engine took meanwhile, a busy engine) is tried again after a growing pause; after
+   * FILL_ATTEMPTS failures in a row the fill waits for the next call. Called once a create has
+   * started its container, not when it takes a spare: making a network holds the engine's network
+   * locks, which the container's start needs too.
    */
   fill(access: SandboxNetwork): void {
     if (this.#filling.has(access) || this.#ready[access].length >= this.#options.target) return;
     this.#filling.add(access);
     void (async () => {
+      let failures = 0;
       try {
         while (this.#ready[access].length < this.#options.target) {
           const name = `sandbox-server-spare-${this.#token}-${++this.#count}`;
-          await this.#options.createNetwork(name, access, {
-            [LABEL_INSTANCE]: this.#options.instanceId,
-            [LABEL_SPARE_NETWORK]: this.#token,
-            [LABEL_NETWORK_ACCESS]: access,
-          });
+          try {
+            await this.#options.createNetwork(name, access, {
+              [LABEL_INSTANCE]: this.#options.instanceId,
+              [LABEL_SPARE_NETWORK]: this.#token,
+              [LABEL_NETWORK_ACCESS]: access,
+            });
+          } catch (error) {
+            if (++failures >= FILL_ATTEMPTS) {
+              this.#options.log.warn({ err: error, access, failures }, 'could not create a spare network; creates make their own until the next try');
+              return;
+            }
+            await new Promise((resolve) => setTimeout(resolve, FILL_RETRY_MS * 2 ** (failures - 1)));
+            continue;
+          }
+          failures = 0;
           this.#ready[access].push(name);
         }
-      } catch (error) {
-        this.#options.log.warn({ err: error, access }, 'could not create a spare network; creates make their own until the next try');
       } finally {
         this.#filling.delete(access);
       }
