@@ -30,7 +30,8 @@ type Verb =
   | 'snapshot'
   | 'restoreVolume'
   | 'removeSnapshot'
-  | 'listSnapshots';
+  | 'listSnapshots'
+  | 'close';
 
 /** Test controls on top of the runtime contract: things that happen to containers behind our back. */
 export interface FakeRuntimeControls {
@@ -219,6 +220,10 @@ export function createFakeRuntime(): FakeRuntime {
         throw new RuntimeError(`a container of sandbox ${sandboxId} is still attached to its network`, false);
       }
       for (const [name, owner] of networks) if (owner === sandboxId) networks.delete(name);
+    },
+
+    async close() {
+      await enter('close', '');
     },
 
     async removeNetwork(name) {

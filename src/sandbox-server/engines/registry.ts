@@ -83,6 +83,7 @@ export class EngineRegistry {
       if (names.has(name)) continue;
       this.#engines.delete(name);
       await handle.lease.stop();
+      await handle.runtime.close();
       this.#options.log.info({ engine: name }, 'engine removed: its reconciler stopped');
     }
     for (const row of rows) {
@@ -121,12 +122,13 @@ export class EngineRegistry {
     void handle.lease.start().catch((err: unknown) => this.#options.log.error({ err, engine: handle.row.name }, 'engine lease could not be sought'));
   }
 
-  /** Stops every engine's reconciler and gives the leases up for other replicas. */
+  /** Stops every engine's reconciler, gives the leases up for other replicas, and closes the engines' runtimes. */
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#syncing.catch(() => undefined);
     await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
     await Promise.all([...this.#engines.values()].map((handle) => handle.lease.stop()));
+    await Promise.all([...this.#engines.values()].map((handle) => handle.runtime.close()));
   }
 
   /** The engines this replica knows, in registration order. */

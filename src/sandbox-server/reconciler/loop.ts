@@ -495,5 +495,6 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     removeSnapshot: (snapshot) => limit(() => runtime.removeSnapshot(snapshot)),
     listSnapshots: () => runtime.listSnapshots(),
     watch: (onEvent) => runtime.watch(onEvent),
+    close: () => runtime.close(),
   };
 }

@@ -45,8 +45,10 @@ export class SpareNetworks {
   readonly #token = randomBytes(6).toString('hex');
   #count = 0;
   /** Ready spares of this process, by access; not in use by any sandbox. */
-  readonly #ready: Record<SandboxNetwork, string[]> = { internet: [], none: [] };
-  readonly #filling = new Set<SandboxNetwork>();
+  #ready: Record<SandboxNetwork, string[]> = { internet: [], none: [] };
+  /** The fill under way for each access. */
+  readonly #filling = new Map<SandboxNetwork, Promise<void>>();
+  #closed = false;
   /** Spare network name -> the sandbox using it (taken here, or seen on a listed container). */
   readonly #inUse = new Map<string, string>();
 
@@ -110,12 +112,11 @@ export class SpareNetworks {
    * locks, which the container's start needs too.
    */
   fill(access: SandboxNetwork): void {
-    if (this.#filling.has(access) || this.#ready[access].length >= this.#options.target) return;
-    this.#filling.add(access);
-    void (async () => {
+    if (this.#closed || this.#filling.has(access) || this.#ready[access].length >= this.#options.target) return;
+    const filling = (async () => {
       let failures = 0;
       try {
-        while (this.#ready[access].length < this.#options.target) {
+        while (!this.#closed && this.#ready[access].length < this.#options.target) {
           const name = `sandbox-server-spare-${this.#token}-${++this.#count}`;
           try {
             await this.#options.createNetwork(name, access, {
@@ -138,5 +139,22 @@ export class SpareNetworks {
         this.#filling.delete(access);
       }
     })();
+    this.#filling.set(access, filling);
+  }
+
+  /**
+   * Stops making spares, waits for a create under way, and removes the ready ones: no later process
+   * takes another's spares, and a network whose create ends after its process stopped would
+   * otherwise wait for the next process's sweep (forever, for a test's control plane).
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#filling.values());
+    const ready = [...this.#ready.internet, ...this.#ready.none];
+    this.#ready.internet = [];
+    this.#ready.none = [];
+    for (const name of ready) {
+      await this.remove(name).catch((error: unknown) => this.#options.log.warn({ err: error, network: name }, 'could not remove a spare network at stop; the next sweep does'));
+    }
   }
 }

@@ -303,6 +303,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       await spares.release(sandboxId);
     },
 
+    close: () => spares.close(),
+
     async removeNetwork(name) {
       await spares.remove(name);
     },

@@ -156,6 +156,8 @@ export interface SandboxRuntime {
   removeNetworks(sandboxId: string): Promise<void>;
   /** Removes one network `listNetworks` reported, once no container is attached; a missing one is success. */
   removeNetwork(name: string): Promise<void>;
+  /** Called when the control plane stops using this engine: ends background work (making spare networks) and removes what only it could use. */
+  close(): Promise<void>;
   /**
    * Every network carrying our instance label, except the spares kept ready (a network with no
    * sandbox is one no sandbox uses).

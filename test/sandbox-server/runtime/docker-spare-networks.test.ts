@@ -137,4 +137,25 @@ describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeou
       await removeInstanceResources(docker!, `${instanceId}-restart`);
     }
   });
+
+  it('when closed, finishes the spare it was making and removes the ready ones, keeping the one a sandbox is on', async () => {
+    const closing = createDockerRuntime({ instanceId: `${instanceId}-close`, docker: docker!, spareNetworks: 2 });
+    const instanceSpares = async () =>
+      (await docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}-close`, LABEL_SPARE_NETWORK] } })).map((n) => n.Name);
+    try {
+      await closing.create(request());
+      await vi.waitFor(async () => expect(await readySpares(closing, instanceSpares)).toHaveLength(2), waitLong);
+      const created = await closing.create(request());
+      const spare = await networkOf(created.containerId);
+      // Closed while the taken spare's replacement may still be under way.
+      await closing.close();
+      expect(await instanceSpares()).toEqual([spare]);
+      // Closed, it makes no more.
+      await closing.create(request());
+      expect(await instanceSpares()).toEqual([spare]);
+    } finally {
+      await removeInstanceResources(docker!, `${instanceId}-close`);
+    }
+  });
 });
+
