@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../../logger.js';
 import type { EngineRow } from '../db/schema.js';
-import { copyImage, ensureAgentServerImage } from '../image/index.js';
+import { copyImage, ensureAgentServerImage, imageIdOn } from '../image/index.js';
 
 export interface AgentServerImagesOptions {
   tag: string;
@@ -53,13 +53,4 @@ export function agentServerImages(options: AgentServerImagesOptions): { ensureOn
       log.info({ image: tag, engine: row.name, outcome }, 'agent-server image ready');
     },
   };
-}
-
-async function imageIdOn(docker: Docker, image: string): Promise<string | null> {
-  try {
-    return (await docker.getImage(image).inspect()).Id;
-  } catch (error) {
-    if ((error as { statusCode?: number }).statusCode === 404) return null;
-    throw error;
-  }
 }

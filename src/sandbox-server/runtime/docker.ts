@@ -25,6 +25,7 @@ import { tarArchive } from './tar.js';
 import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.js';
 import { createDockerSnapshots } from './docker-snapshots.js';
 import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
+import { imageIdOn } from '../image/image-id.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
@@ -233,9 +234,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
 
     async imageId(image) {
       try {
-        return (await docker.getImage(image).inspect()).Id;
+        return await imageIdOn(docker, image);
       } catch (error) {
-        if (statusCodeOf(error) === 404) return null;
         throw toRuntimeError(error, 'image inspect');
       }
     },
