@@ -110,11 +110,11 @@ export async function echoDirect(baseUrl: string): Promise<boolean> {
  * Calls a control plane the bench started and reads the answer as `schema`: a refusal or an answer
  * of another shape stops the bench, whose figures would otherwise time something else.
  */
-export function controlPlaneApi(serverUrl: string) {
+export function controlPlaneApi(serverUrl: string, headers: Record<string, string> = {}) {
   return async <T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${serverUrl}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);

@@ -28,8 +28,10 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import postgres from 'postgres';
 import { copyImage } from '../src/sandbox-server/image/index.js';
+import { EnginePageSchema } from '../src/sandbox-server/models/engine.js';
+import { SandboxInfoSchema } from '../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
-import { type BenchImage, buildBenchImage, removeBenchResources, removeSandboxResources } from './docker-fixture.js';
+import { type BenchImage, buildBenchImage, controlPlaneApi, removeBenchResources, removeSandboxResources } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable, until as untilPolled } from './measure.js';
 import { followRunningEvents } from './running-events.js';
 
@@ -247,10 +249,7 @@ async function startReplica(env: Record<string, string>, port?: number): Promise
 }
 
 async function startSandbox(replica: Replica): Promise<{ id: string; engine: string }> {
-  const response = await fetch(`${replica.url}/api/v1/sandboxes`, { method: 'POST', headers: AUTH });
-  if (!response.ok) throw new Error(`POST /api/v1/sandboxes: ${response.status} ${await response.text()}`);
-  const { id, engine } = (await response.json()) as { id: string; engine: string };
-  return { id, engine };
+  return controlPlaneApi(replica.url, AUTH)(SandboxInfoSchema, 'POST', '/api/v1/sandboxes');
 }
 
 /** The leases this replica holds, from its /metrics. */
@@ -261,8 +260,7 @@ async function leasesHeld(replica: Replica): Promise<string[]> {
 }
 
 async function engineHealth(replica: Replica): Promise<Record<string, string | null>> {
-  const response = await fetch(`${replica.url}/api/v1/engines`, { headers: AUTH });
-  const { items } = (await response.json()) as { items: { name: string; health: string | null }[] };
+  const { items } = await controlPlaneApi(replica.url, AUTH)(EnginePageSchema, 'GET', '/api/v1/engines');
   return Object.fromEntries(items.map((engine) => [engine.name, engine.health]));
 }
 
