@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { urlToHttpOptions } from 'node:url';
 
 export function send(request: Request): Promise<Response> {
   return sendParts(new URL(request.url), {
@@ -30,13 +31,21 @@ export interface RequestParts {
   agent?: Agent;
 }
 
-export function sendParts(url: URL, parts: RequestParts): Promise<Response> {
-  const https = url.protocol === 'https:';
+/** A plain-http destination already in the parts node:http takes, for callers that send to it often: no URL is parsed. */
+export interface HttpAddress {
+  host: string;
+  port: number;
+  /** The path and query. */
+  path: string;
+}
+
+export function sendParts(to: URL | HttpAddress, parts: RequestParts): Promise<Response> {
+  const https = to instanceof URL && to.protocol === 'https:';
   const requestFn = https ? httpsRequest : httpRequest;
+  const address = to instanceof URL ? urlToHttpOptions(to) : to;
   return new Promise((resolve, reject) => {
     const outgoing = requestFn(
-      url,
-      { method: parts.method, headers: parts.headers, signal: parts.signal, ...(parts.agent && !https ? { agent: parts.agent } : {}) },
+      { ...address, method: parts.method, headers: parts.headers, signal: parts.signal, ...(parts.agent && !https ? { agent: parts.agent } : {}) },
       (incoming) => resolve(toResponse(incoming, parts.method)),
     );
     outgoing.once('error', reject);

@@ -8,7 +8,7 @@ import { REQUEST_ID_HEADER, requestIdFrom } from '../../http/request-log/index.j
 import { logger as rootLogger, type Logger } from '../../logger.js';
 import type { ApiKeyVerdict } from '../auth.js';
 import { engineAway } from './engine-away.js';
-import { type AgentServerTarget, REQUEST_HEADERS_DROPPED, UPSTREAM } from './forward-http.js';
+import { REQUEST_HEADERS_DROPPED, UPSTREAM } from './forward-http.js';
 import type { TargetCache } from './target-cache.js';
 
 /** The proxy route as the app registers it, and as requests answered here are labelled. */
@@ -68,13 +68,12 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
     };
     let responded = false;
     let failed = false;
-    const upstream = upstreamOf(target);
     const outgoing = httpRequest(
       {
-        host: upstream.host,
-        port: upstream.port,
+        host: target.host,
+        port: target.port,
         method: req.method,
-        path: `${upstream.pathPrefix}${match[2]}${url.search}`,
+        path: `${match[2]}${url.search}`,
         headers: upstreamHeaders(req, target.sessionApiKey),
         agent: UPSTREAM,
       },
@@ -133,26 +132,6 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
     else outgoing.end();
     return true;
   };
-}
-
-interface UpstreamAddress {
-  host: string;
-  port: string;
-  /** The base URL's path without its trailing slash. */
-  pathPrefix: string;
-}
-
-/** Parsed once per remembered target rather than once per request. */
-const upstreamAddresses = new WeakMap<AgentServerTarget, UpstreamAddress>();
-
-function upstreamOf(target: AgentServerTarget): UpstreamAddress {
-  let address = upstreamAddresses.get(target);
-  if (address === undefined) {
-    const url = new URL(target.baseUrl);
-    address = { host: url.hostname, port: url.port, pathPrefix: url.pathname.replace(/\/$/, '') };
-    upstreamAddresses.set(target, address);
-  }
-  return address;
 }
 
 /** The request's URL as the app sees it: the `Host` header's name, the path normalised. */

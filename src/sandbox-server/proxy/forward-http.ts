@@ -2,10 +2,20 @@ import { Agent } from 'node:http';
 import { UpstreamError } from '../../errors/index.js';
 import { sendParts } from '../../http/send.js';
 
-/** Where a sandbox's agent-server answers, and the key it expects. */
+/**
+ * Where a sandbox's agent-server answers, and the key it expects. The proxy's hops use `host` and
+ * `port` as they are, so that no request parses `baseUrl`: the target is built once, when its
+ * sandbox is read, and the proxy keeps it in memory from then on.
+ */
 export interface AgentServerTarget {
+  host: string;
+  port: number;
   baseUrl: string;
   sessionApiKey: string;
+}
+
+export function agentServerTarget(host: string, port: number, sessionApiKey: string): AgentServerTarget {
+  return { host, port, baseUrl: `http://${host}:${port}`, sessionApiKey };
 }
 
 // Hop-by-hop headers describe one connection, not the message (RFC 9110 7.6.1). `authorization`
@@ -44,7 +54,7 @@ const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-
 export const UPSTREAM = new Agent({ keepAlive: true, timeout: 60_000 });
 
 /**
- * Sends `request` on to `{baseUrl}{path}{search}` with the sandbox's session key and streams the
+ * Sends `request` on to `{host}:{port}{path}{search}` with the sandbox's session key and streams the
  * answer back: neither body is buffered, so large downloads and NDJSON exports pass through. It
  * goes over node:http rather than fetch(), which gives up on answers slower than 300 s (a long
  * command on the bash route), and hands node:http the parts directly: building a web Request and
@@ -64,7 +74,7 @@ export async function forwardHttp(
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
   let upstream: Response;
   try {
-    upstream = await sendParts(new URL(`${target.baseUrl.replace(/\/$/, '')}${path}${search}`), {
+    upstream = await sendParts({ host: target.host, port: target.port, path: `${path}${search}` }, {
       method: request.method,
       headers,
       body: hasBody ? request.body : null,

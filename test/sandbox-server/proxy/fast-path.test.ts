@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/http/metrics/index.js';
 import { apiKeyChecker } from '../../../src/sandbox-server/auth.js';
 import { createProxyFastPath } from '../../../src/sandbox-server/proxy/fast-path.js';
+import { agentServerTarget } from '../../../src/sandbox-server/proxy/forward-http.js';
 import { TargetCache } from '../../../src/sandbox-server/proxy/target-cache.js';
 
 const API_KEY = 'fast-path-api-key-0123456789';
@@ -79,7 +80,7 @@ describe('proxy fast path', () => {
   });
   afterEach(() => {
     targets.forget();
-    targets.remember(SANDBOX, { baseUrl: `http://127.0.0.1:${upstream.port}`, sessionApiKey: SESSION_KEY }, targets.mark());
+    targets.remember(SANDBOX, agentServerTarget('127.0.0.1', upstream.port, SESSION_KEY), targets.mark());
     engineUp = true;
     activity.length = 0;
     logLines.length = 0;
@@ -91,7 +92,7 @@ describe('proxy fast path', () => {
   });
 
   const remembered = () =>
-    targets.remember(SANDBOX, { baseUrl: `http://127.0.0.1:${upstream.port}`, sessionApiKey: SESSION_KEY }, targets.mark());
+    targets.remember(SANDBOX, agentServerTarget('127.0.0.1', upstream.port, SESSION_KEY), targets.mark());
   const withKey = (headers: Record<string, string> = {}) => ({ authorization: `Bearer ${API_KEY}`, ...headers });
 
   it('forwards method, path, query, body and headers to a remembered target, swapping our key for the session key', async () => {
@@ -149,7 +150,7 @@ describe('proxy fast path', () => {
   });
 
   it('answers 502 when the agent-server cannot be reached and forgets the target; 503 with Retry-After while the engine is away', async () => {
-    targets.remember(SANDBOX, { baseUrl: 'http://127.0.0.1:1', sessionApiKey: SESSION_KEY }, targets.mark());
+    targets.remember(SANDBOX, agentServerTarget('127.0.0.1', 1, SESSION_KEY), targets.mark());
     const unreachable = await fetch(`${base}/alive`, { headers: withKey() });
     expect(unreachable.status).toBe(502);
     expect(((await unreachable.json()) as { detail: string }).detail).toMatch(/^Agent server unreachable/);
@@ -157,7 +158,7 @@ describe('proxy fast path', () => {
     expect(logLines).toEqual([expect.objectContaining({ msg: 'request failed', status: 502 })]);
 
     engineUp = false;
-    targets.remember(SANDBOX, { baseUrl: 'http://127.0.0.1:1', sessionApiKey: SESSION_KEY }, targets.mark());
+    targets.remember(SANDBOX, agentServerTarget('127.0.0.1', 1, SESSION_KEY), targets.mark());
     const away = await fetch(`${base}/alive`, { headers: withKey() });
     expect([away.status, away.headers.get('retry-after')]).toEqual([503, '5']);
     expect(((await away.json()) as { detail: string }).detail).toMatch(/container engine is unavailable/);
@@ -171,7 +172,7 @@ describe('proxy fast path', () => {
   ])('answers 502 with a JSON detail when the agent-server sends %s', async (_case, answer: string) => {
     const broken = await startBrokenUpstream(answer);
     try {
-      targets.remember(SANDBOX, { baseUrl: `http://127.0.0.1:${broken.port}`, sessionApiKey: SESSION_KEY }, targets.mark());
+      targets.remember(SANDBOX, agentServerTarget('127.0.0.1', broken.port, SESSION_KEY), targets.mark());
       const res = await fetch(`${base}/alive`, { headers: withKey({ 'x-request-id': 'broken-1' }) });
       expect([res.status, res.headers.get('content-type'), res.headers.get('x-request-id')]).toEqual([502, 'application/json', 'broken-1']);
       expect(((await res.json()) as { detail: string }).detail).toMatch(/^Agent server (sent a broken answer|unreachable)/);
@@ -184,7 +185,7 @@ describe('proxy fast path', () => {
   it('cuts the client off when the answer breaks after its first body bytes went out', async () => {
     const broken = await startBrokenUpstream('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello');
     try {
-      targets.remember(SANDBOX, { baseUrl: `http://127.0.0.1:${broken.port}`, sessionApiKey: SESSION_KEY }, targets.mark());
+      targets.remember(SANDBOX, agentServerTarget('127.0.0.1', broken.port, SESSION_KEY), targets.mark());
       const res = await fetch(`${base}/alive`, { headers: withKey() });
       expect(res.status).toBe(200);
       await expect(res.text()).rejects.toThrow();

@@ -6,7 +6,7 @@ import { stream } from 'hono/streaming';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { handleError } from '../../../src/http/errors.js';
-import { bridgeWebSocket, forwardHttp } from '../../../src/sandbox-server/proxy/index.js';
+import { agentServerTarget, bridgeWebSocket, forwardHttp } from '../../../src/sandbox-server/proxy/index.js';
 
 const KEY = 'sandbox-key';
 
@@ -56,15 +56,15 @@ function listen(app: Hono, inject: (server: ServerType) => void): Promise<Server
   });
 }
 
-function startProxy(upstreamBase: string) {
+function startProxy(upstreamPort: number) {
   const app = new Hono();
   app.onError(handleError);
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   app.all('/agent/*', async (c) => {
     const path = c.req.path.slice('/agent'.length);
-    const target = { baseUrl: upstreamBase, sessionApiKey: KEY };
+    const target = agentServerTarget('127.0.0.1', upstreamPort, KEY);
     if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
-      const url = `${upstreamBase.replace(/^http/, 'ws')}${path}?session_api_key=${KEY}`;
+      const url = `${target.baseUrl.replace(/^http/, 'ws')}${path}?session_api_key=${KEY}`;
       return upgradeWebSocket(c, bridgeWebSocket(url));
     }
     return forwardHttp(c.req.raw, target, path, new URL(c.req.url).search);
@@ -89,7 +89,7 @@ describe('agent-server proxy', () => {
 
   beforeAll(async () => {
     upstream = await startUpstream();
-    proxy = await startProxy(`http://127.0.0.1:${portOf(upstream.server)}`);
+    proxy = await startProxy(portOf(upstream.server));
     base = `http://127.0.0.1:${portOf(proxy)}`;
   });
   afterAll(async () => {
@@ -128,7 +128,7 @@ describe('agent-server proxy', () => {
   });
 
   it('answers 502 with a detail when the agent-server cannot be reached', async () => {
-    const res = await forwardHttp(new Request('http://x/any'), { baseUrl: 'http://127.0.0.1:1', sessionApiKey: KEY }, '/alive', '').catch(
+    const res = await forwardHttp(new Request('http://x/any'), agentServerTarget('127.0.0.1', 1, KEY), '/alive', '').catch(
       (err: Error) => err,
     );
     expect(res).toMatchObject({ code: 'upstream' });

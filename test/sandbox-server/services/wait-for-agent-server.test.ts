@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
+import { agentServerTarget } from '../../../src/sandbox-server/proxy/forward-http.js';
 import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
 import { waitForAgentServer } from '../../../src/sandbox-server/services/sandboxes/wait-for-agent-server.js';
 import { eq } from 'drizzle-orm';
@@ -50,7 +51,7 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
         statusDetail: null,
       });
     });
-    expect(await waited).toEqual({ baseUrl: 'http://127.0.0.1:41234', sessionApiKey: row.sessionApiKey });
+    expect(await waited).toEqual(agentServerTarget('127.0.0.1', 41234, row.sessionApiKey));
   });
 
   it('waits for a sandbox wanted RUNNING while still PAUSED (resumed, or moved by a drain) instead of refusing it as paused', async () => {
@@ -61,7 +62,7 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
       await tx.update(sandboxes).set({ status: 'RUNNING', hostPorts: { AGENT_SERVER: 41235 }, hostAddress: '127.0.0.1' }).where(eq(sandboxes.id, row.id));
       await recordEvent(tx, { type: 'sandbox.running', subjectKind: 'sandbox', subjectId: row.id, sandboxId: row.id, previousStatus: 'PAUSED', status: 'RUNNING', statusDetail: null });
     });
-    expect(await waited).toEqual({ baseUrl: 'http://127.0.0.1:41235', sessionApiKey: row.sessionApiKey });
+    expect(await waited).toEqual(agentServerTarget('127.0.0.1', 41235, row.sessionApiKey));
   });
 
   it('gives up when its caller aborts, without waiting out the poll', async () => {

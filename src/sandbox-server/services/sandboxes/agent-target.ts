@@ -1,10 +1,10 @@
 import { AGENT_SERVER_PORT_NAME } from '../../../contracts/sandbox.js';
 import type { SandboxRow } from '../../db/schema.js';
-import type { AgentServerTarget } from '../../proxy/forward-http.js';
+import { type AgentServerTarget, agentServerTarget } from '../../proxy/forward-http.js';
 
 /** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
 export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
   const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
   if (row.status !== 'RUNNING' || port === undefined || row.hostAddress === null) return null;
-  return { baseUrl: `http://${row.hostAddress}:${port}`, sessionApiKey: row.sessionApiKey };
+  return agentServerTarget(row.hostAddress, port, row.sessionApiKey);
 }
