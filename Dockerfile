@@ -8,13 +8,14 @@ FROM ${BASE_IMAGE} AS agent-server
 
 # The agent-server runs as root and the agent's commands (terminal tool, /api/bash) as the
 # unprivileged user openhands, who owns the workspace: nothing the agent runs can read the
-# agent-server's memory, environment or data, and its session key arrives as a root-only file in
-# /run/sandbox-server that the agent-server deletes once read. The bundle is an ES module;
-# /app/package.json says so for node versions that do not detect it.
+# agent-server's memory or data. Its session key never enters the container: the control plane
+# sets only the key's SHA-256 (SESSION_API_KEY_SHA256), which opens nothing even where the agent
+# can read the agent-server's environment (under gVisor any user reads /proc/N/environ). The bundle
+# is an ES module; /app/package.json says so for node versions that do not detect it.
 RUN useradd --create-home --shell /bin/bash openhands \
- && mkdir -p /app /data /workspace /run/sandbox-server \
+ && mkdir -p /app /data /workspace \
  && chown openhands:openhands /workspace \
- && chmod 700 /data /run/sandbox-server \
+ && chmod 700 /data \
  && echo '{"type":"module"}' > /app/package.json
 
 # dist/ holds the bundle, its source map and the /docs page's assets (swagger-ui/); the build
@@ -25,7 +26,7 @@ COPY dist/swagger-ui/ /app/swagger-ui/
 WORKDIR /workspace
 EXPOSE 8000
 CMD ["node", "/app/agent-server.js", "--host", "0.0.0.0", "--port", "8000", "--data-dir", "/data", \
-     "--session-key-file", "/run/sandbox-server/session-key", "--agent-user", "openhands"]
+     "--agent-user", "openhands"]
 
 # --- sandbox-server: the control plane, as compose.yaml runs it (the default target) ------------
 FROM ${BASE_IMAGE} AS sandbox-server

@@ -1,10 +1,11 @@
 /**
  * The user the agent's commands run as, when it is not the agent-server's own. In a sandbox the
  * agent-server runs as root and the agent as an unprivileged user, so nothing the agent runs can
- * read the agent-server's memory, environment or files (its session key among them).
+ * read the agent-server's memory or files (the session keys presented to it among them).
  */
 import { chown, mkdir, readFile } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
+import { isSessionKeySetting } from './config.js';
 
 export interface AgentUser {
   name: string;
@@ -28,10 +29,14 @@ export async function lookupAgentUser(name: string): Promise<AgentUser> {
   return user;
 }
 
-/** spawn() options and environment that make a child process the agent's. */
+/**
+ * spawn() options and environment that make a child process the agent's: `env` without the session
+ * key settings (whoever runs the process, code the agent runs must not read what guards this server).
+ */
 export function spawnAsAgent(user: AgentUser | undefined, env: Record<string, string | undefined>) {
-  if (!user) return { env };
-  return { uid: user.uid, gid: user.gid, env: { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name } };
+  const agentEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !isSessionKeySetting(name)));
+  if (!user) return { env: agentEnv };
+  return { uid: user.uid, gid: user.gid, env: { ...agentEnv, HOME: user.home, USER: user.name, LOGNAME: user.name } };
 }
 
 /** mkdir -p whose new directories belong to the agent. */

@@ -9,7 +9,7 @@ import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
 import { bodyLimit, jsonDepthLimit } from '../http/request-guards/index.js';
-import { isValidSessionKey, requireSessionKey } from './auth.js';
+import { isValidSessionKey, requireSessionKey, sessionKeyDigestsOf } from './auth.js';
 import { BashCommands } from './bash/bash-commands.js';
 import { BashEventLog } from './bash/bash-event-log.js';
 import { ConversationRegistry } from './conversations/registry.js';
@@ -34,17 +34,14 @@ const IMPORT_PATH = /^\/api\/conversations\/[^/]+\/events\/import$/;
 
 export interface AgentServerOptions {
   dataDir: string;
-  /** Accepted session API keys; empty turns authentication off. */
+  /** Accepted session API keys; with no key nor digest, authentication is off. */
   sessionKeys: readonly string[];
+  /** Accepted session API keys given by their SHA-256 digests (64 hex digits each) instead. */
+  sessionKeyDigests?: readonly string[];
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
   /** Who runs the agent's commands (terminal tool, /api/bash) and owns its files; this process's user when absent. */
   agentUser?: AgentUser;
-  /**
-   * Directories the file routes never read from, whatever path leads there (the session key's):
-   * this process reads as root, and a key file written again after it took the key must not leak.
-   */
-  secretDirs?: readonly string[];
   /** Where /api/bash commands run by default; the process's working directory when absent. */
   workspaceDir?: string;
   /** Largest request body accepted, in bytes; DEFAULT_MAX_REQUEST_BODY_BYTES when absent. */
@@ -77,7 +74,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   app.use('*', metricsMiddleware(metrics));
   app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
 
-  app.use('*', requireSessionKey(options.sessionKeys));
+  const acceptedKeys = sessionKeyDigestsOf(options.sessionKeys, options.sessionKeyDigests);
+  app.use('*', requireSessionKey(acceptedKeys));
   app.use('*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES }));
   // Imports check each record's depth as they stream it, rather than reading the body whole here.
   app.use('*', jsonDepthLimit({ skip: (c) => c.req.method === 'POST' && IMPORT_PATH.test(c.req.path) }));
@@ -90,10 +88,10 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const bashCommands = new BashCommands(bashEvents, workspaceDir, options.agentUser);
   registerBashRoutes(app, { commands: bashCommands, events: bashEvents });
   registerGitRoutes(app, { workspaceDir });
-  registerFileRoutes(app, options.agentUser, options.secretDirs ?? []);
+  registerFileRoutes(app, options.agentUser);
   registerDownloadTrajectory(app, ctx);
   await registerCatalogRoutes(app, { configuredModels: () => listConversationModels(ctx) });
-  const isValidKey = (candidate: string | undefined) => isValidSessionKey(options.sessionKeys, candidate);
+  const isValidKey = (candidate: string | undefined) => isValidSessionKey(acceptedKeys, candidate);
   registerEventSocket(app, { upgradeWebSocket, source: streamSource(ctx), isValidSessionKey: isValidKey });
   registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });
   registerMetricsRoute(app, metrics);

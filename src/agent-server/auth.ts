@@ -17,17 +17,28 @@ function isCorsPreflight(method: string, header: (name: string) => string | unde
 }
 
 /**
- * True when `candidate` is one of `keys`, or when no key is configured (authentication is off).
- * Both sides are hashed first so the comparison takes the same time whatever the lengths, and every
- * key is compared so timing does not tell which one matched.
+ * What the server keeps of its accepted session keys: their SHA-256 digests only, whether it was
+ * given the keys (OH_SESSION_API_KEYS_*, SESSION_API_KEY) or, as in a sandbox, just their digests.
  */
-export function isValidSessionKey(keys: readonly string[], candidate: string | undefined | null): boolean {
-  if (keys.length === 0) return true;
+export type SessionKeyDigests = readonly Buffer[];
+
+/** `keys` in plain text and `hexDigests` (64 hex digits each) as one list of digests. */
+export function sessionKeyDigestsOf(keys: readonly string[], hexDigests: readonly string[] = []): SessionKeyDigests {
+  return [...keys.map(sha256), ...hexDigests.map((hex) => Buffer.from(hex, 'hex'))];
+}
+
+/**
+ * True when `candidate`'s digest is one of `accepted`, or when none is (authentication is off).
+ * Comparing digests takes the same time whatever the key's length, and every digest is compared so
+ * timing does not tell which one matched.
+ */
+export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string | undefined | null): boolean {
+  if (accepted.length === 0) return true;
   if (typeof candidate !== 'string') return false;
   const digest = sha256(candidate);
   let valid = false;
-  for (const key of keys) {
-    if (timingSafeEqual(sha256(key), digest)) valid = true;
+  for (const key of accepted) {
+    if (timingSafeEqual(key, digest)) valid = true;
   }
   return valid;
 }
@@ -37,18 +48,18 @@ function sha256(value: string): Buffer {
 }
 
 /**
- * Requires the X-Session-API-Key header on every route but the open ones when keys are configured.
+ * Requires the X-Session-API-Key header on every route but the open ones when keys are accepted.
  * WebSocket paths (/sockets/...) carry their key in the query or their first frame instead and
  * check it themselves, as browsers cannot set headers on a WebSocket.
  */
-export function requireSessionKey(keys: readonly string[]): MiddlewareHandler {
+export function requireSessionKey(accepted: SessionKeyDigests): MiddlewareHandler {
   return async (c, next) => {
     const path = c.req.path;
     const open =
       OPEN_PATHS.has(path) ||
       OPEN_PREFIXES.some((prefix) => path.startsWith(prefix)) ||
       isCorsPreflight(c.req.method, (name) => c.req.header(name));
-    if (!open && !isValidSessionKey(keys, c.req.header(SESSION_KEY_HEADER))) {
+    if (!open && !isValidSessionKey(accepted, c.req.header(SESSION_KEY_HEADER))) {
       throw new UnauthorizedError('Invalid or missing X-Session-API-Key');
     }
     await next();

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { SESSION_KEY_DIGEST_ENV } from '../contracts/agent-server/session-key-digest.js';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 
 export const HELP = `Usage: agent-server [options]
@@ -17,9 +18,6 @@ Options (each overrides its environment variable):
   --data-dir <path>     Where conversations and their events are stored. Env DATA_DIR. Default ./data.
   --max-body-mb <n>     Largest request body accepted (uploads and imports included); larger ones
                         get 413. Env MAX_REQUEST_BODY_MB. Default 64.
-  --session-key-file <path>
-                        Read one more session API key from this file at start, then delete the file,
-                        so that nothing on disk holds it afterwards. Env SESSION_API_KEY_FILE.
   --agent-user <name>   Run the agent's commands (terminal tool, /api/bash) as this user, and give it
                         the files the agent-server writes for it; run as root to use it. Env AGENT_USER.
                         Default: this process's user.
@@ -31,6 +29,10 @@ Environment:
                         session_api_key). When none is set, requests need no key, and the server
                         only listens on a loopback address.
   SESSION_API_KEY       One more accepted session API key.
+  SESSION_API_KEY_SHA256
+                        Accepted session API keys given only by their SHA-256 (64 hex digits of the
+                        key's UTF-8 bytes; several separated by commas), so the key itself need not
+                        be on this machine: how the control plane configures a sandbox's server.
   ALLOWED_HOSTS         Comma-separated Host names served besides loopback names and addresses
                         (others get 403, against DNS rebinding).
   CORS_ORIGINS          Comma-separated origins whose web pages may call the API; unset keeps CORS
@@ -39,10 +41,6 @@ Environment:
 `;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host);
-}
 
 const ConfigSchema = z
   .object({
@@ -60,14 +58,14 @@ const ConfigSchema = z
       .pipe(z.int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000')),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     sessionKeys: z.array(z.string()),
-    sessionKeyFile: z.string().min(1, 'must not be empty').optional(),
+    sessionKeyDigests: z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each entry must be a SHA-256 digest as 64 hex digits')),
     agentUser: z.string().min(1, 'must not be empty').optional(),
     allowedHosts: z.array(z.string()),
     corsOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'every entry must be an origin such as https://ui.example.com')),
   })
-  .refine((config) => config.sessionKeys.length > 0 || config.sessionKeyFile !== undefined || LOOPBACK_HOSTS.has(config.host), {
+  .refine((config) => config.sessionKeys.length > 0 || config.sessionKeyDigests.length > 0 || LOOPBACK_HOSTS.has(config.host), {
     path: ['host'],
-    message: 'a non-loopback address needs a session API key (set OH_SESSION_API_KEYS_0 or SESSION_API_KEY)',
+    message: `a non-loopback address needs a session API key (set OH_SESSION_API_KEYS_0, SESSION_API_KEY or ${SESSION_KEY_DIGEST_ENV})`,
   });
 
 /**
@@ -83,6 +81,11 @@ export function sessionKeysFromEnv(env: NodeJS.ProcessEnv): string[] {
   return [...numbered, env['SESSION_API_KEY']].filter((key): key is string => typeof key === 'string' && key !== '');
 }
 
+/** The environment variables that configure session keys, which no process the agent runs may inherit. */
+export function isSessionKeySetting(name: string): boolean {
+  return name === 'SESSION_API_KEY' || name === SESSION_KEY_DIGEST_ENV || /^OH_SESSION_API_KEYS_\d+$/.test(name);
+}
+
 export type AgentServerConfig = z.output<typeof ConfigSchema>;
 
 /** Where each setting comes from, to name it in an error message. */
@@ -92,7 +95,7 @@ const SETTING_NAMES: Record<string, string> = {
   dataDir: '--data-dir / DATA_DIR',
   maxBodyMb: '--max-body-mb / MAX_REQUEST_BODY_MB',
   logLevel: 'LOG_LEVEL',
-  sessionKeyFile: '--session-key-file / SESSION_API_KEY_FILE',
+  sessionKeyDigests: SESSION_KEY_DIGEST_ENV,
   agentUser: '--agent-user / AGENT_USER',
   corsOrigins: 'CORS_ORIGINS',
 };
@@ -114,7 +117,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         port: { type: 'string' },
         'data-dir': { type: 'string' },
         'max-body-mb': { type: 'string' },
-        'session-key-file': { type: 'string' },
         'agent-user': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -132,7 +134,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     maxBodyMb: flags['max-body-mb'] ?? env['MAX_REQUEST_BODY_MB'] ?? '64',
     logLevel: env['LOG_LEVEL'] ?? 'info',
     sessionKeys: sessionKeysFromEnv(env),
-    sessionKeyFile: flags['session-key-file'] ?? env['SESSION_API_KEY_FILE'],
+    sessionKeyDigests: commaSeparated(env[SESSION_KEY_DIGEST_ENV]),
     agentUser: flags['agent-user'] ?? env['AGENT_USER'],
     allowedHosts: commaSeparated(env['ALLOWED_HOSTS']),
     corsOrigins: commaSeparated(env['CORS_ORIGINS']),

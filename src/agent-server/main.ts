@@ -4,10 +4,8 @@
  * finish, flush and close the stores, and exit 0. Bad settings exit 2 with one line on stderr.
  */
 import type { Server } from 'node:http';
-import { readFile, unlink } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { lookupAgentUser } from './agent-user.js';
-import { ConfigError, HELP, isLoopbackHost, parseConfig, type AgentServerConfig } from './config.js';
+import { ConfigError, HELP, parseConfig, type AgentServerConfig } from './config.js';
 
 /** How long shutdown waits for open connections (WebSocket streams included) before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -37,26 +35,19 @@ async function main(): Promise<void> {
   ]);
 
   let agentServer;
-  let sessionKeys: string[];
   let agentUser;
   try {
-    const fromFile = config.sessionKeyFile ? await takeKeyFile(config.sessionKeyFile) : undefined;
-    sessionKeys = fromFile ? [...config.sessionKeys, fromFile] : config.sessionKeys;
     agentUser = config.agentUser ? await lookupAgentUser(config.agentUser) : undefined;
   } catch (error) {
-    logger.fatal({ err: error, sessionKeyFile: config.sessionKeyFile, agentUser: config.agentUser }, 'agent-server cannot read its session key or agent user');
+    logger.fatal({ err: error, agentUser: config.agentUser }, 'agent-server cannot find its agent user');
     process.exit(1);
-  }
-  if (sessionKeys.length === 0 && !isLoopbackHost(config.host)) {
-    process.stderr.write(`agent-server: no session key (the key file ${config.sessionKeyFile} is gone) and HOST ${config.host} is not loopback\n`);
-    process.exit(2);
   }
   try {
     agentServer = await createAgentServerApp({
       dataDir: config.dataDir,
-      sessionKeys,
+      sessionKeys: config.sessionKeys,
+      sessionKeyDigests: config.sessionKeyDigests,
       agentUser,
-      secretDirs: config.sessionKeyFile ? [dirname(resolve(config.sessionKeyFile))] : [],
       browser: { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins },
       maxRequestBodyBytes: config.maxBodyMb * 1024 * 1024,
     });
@@ -69,7 +60,7 @@ async function main(): Promise<void> {
   // serve() builds a plain node:http server unless told otherwise; its type also covers http2.
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     logger.info(
-      { host: config.host, port: info.port, dataDir: config.dataDir, auth: sessionKeys.length > 0, agentUser: agentUser?.name },
+      { host: config.host, port: info.port, dataDir: config.dataDir, auth: config.sessionKeys.length + config.sessionKeyDigests.length > 0, agentUser: agentUser?.name },
       'agent-server listening',
     );
   }) as Server;
@@ -91,23 +82,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
-}
-
-/**
- * The key the control plane wrote into the container before starting it. Deleted once read: the
- * agent's commands cannot read it anyway (another user, mode 0400), and now nothing can. A missing
- * file is no key (the caller refuses to serve a non-loopback address without one).
- */
-async function takeKeyFile(path: string): Promise<string | undefined> {
-  let key: string;
-  try {
-    key = (await readFile(path, 'utf8')).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  await unlink(path);
-  return key === '' ? undefined : key;
 }
 
 await main();

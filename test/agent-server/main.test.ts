@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, parseConfig, sessionKeysFromEnv } from '../../src/agent-server/config.js';
+import { sessionKeyDigest } from '../../src/contracts/agent-server/session-key-digest.js';
 import { startRequest } from '../helpers/agent-server.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 
@@ -57,7 +58,7 @@ describe('agent-server program', () => {
   it('prints every flag and environment variable with --help and exits 0', async () => {
     const { code, stdout } = await finish(startProgram(['--help']));
     expect(code).toBe(0);
-    for (const name of ['--host', '--port', '--data-dir', 'HOST', 'PORT', 'DATA_DIR', 'OH_SESSION_API_KEYS_0', 'SESSION_API_KEY', 'LOG_LEVEL']) {
+    for (const name of ['--host', '--port', '--data-dir', 'HOST', 'PORT', 'DATA_DIR', 'OH_SESSION_API_KEYS_0', 'SESSION_API_KEY', 'SESSION_API_KEY_SHA256', 'LOG_LEVEL']) {
       expect(stdout).toContain(name);
     }
   });
@@ -66,6 +67,12 @@ describe('agent-server program', () => {
     const { code, stderr } = await finish(startProgram(['--port', 'eighty', '--data-dir', dataDir]));
     expect(code).toBe(2);
     expect(stderr).toBe('agent-server: invalid --port / PORT: must be a whole number\n');
+  });
+
+  it('exits 2 naming SESSION_API_KEY_SHA256 when it holds something other than a digest', async () => {
+    const { code, stderr } = await finish(startProgram(['--host', '0.0.0.0', '--data-dir', dataDir], { SESSION_API_KEY_SHA256: 'the-plain-key' }));
+    expect(code).toBe(2);
+    expect(stderr).toBe('agent-server: invalid SESSION_API_KEY_SHA256: each entry must be a SHA-256 digest as 64 hex digits\n');
   });
 
   it('serves HTTP and the event WebSocket with a session key, and stops cleanly on SIGTERM', async () => {
@@ -101,7 +108,7 @@ describe('parseConfig', () => {
   it('uses the defaults, then the environment, then the flags', () => {
     expect(parseConfig([], {})).toEqual({
       help: false,
-      config: { host: '127.0.0.1', port: 8000, dataDir: './data', maxBodyMb: 64, logLevel: 'info', sessionKeys: [], allowedHosts: [], corsOrigins: [] },
+      config: { host: '127.0.0.1', port: 8000, dataDir: './data', maxBodyMb: 64, logLevel: 'info', sessionKeys: [], sessionKeyDigests: [], allowedHosts: [], corsOrigins: [] },
     });
     const env = { HOST: '::1', PORT: '9000', DATA_DIR: '/env', LOG_LEVEL: 'debug', MAX_REQUEST_BODY_MB: '8' };
     expect(parseConfig([], env)).toMatchObject({ config: { host: '::1', port: 9000, dataDir: '/env', maxBodyMb: 8, logLevel: 'debug' } });
@@ -136,5 +143,16 @@ describe('parseConfig', () => {
     expect(message(['--verbose'])).toMatch(/--verbose.*\(see --help\)$/);
     expect(message(['--host', '0.0.0.0'])).toMatch(/^invalid --host \/ HOST: a non-loopback address needs a session API key/);
     expect(parseConfig(['--host', '0.0.0.0'], { SESSION_API_KEY: 'k' })).toMatchObject({ config: { host: '0.0.0.0', sessionKeys: ['k'] } });
+    expect(message([], { SESSION_API_KEY_SHA256: `${'a'.repeat(64)},${'b'.repeat(63)}` })).toBe(
+      'invalid SESSION_API_KEY_SHA256: each entry must be a SHA-256 digest as 64 hex digits',
+    );
+    expect(message([], { SESSION_API_KEY_SHA256: 'g'.repeat(64) })).toMatch(/^invalid SESSION_API_KEY_SHA256: /);
+  });
+
+  it('takes session keys given by their digests, which let it listen beyond loopback', () => {
+    const digests = [sessionKeyDigest('one'), sessionKeyDigest('two').toUpperCase()];
+    expect(parseConfig(['--host', '0.0.0.0'], { SESSION_API_KEY_SHA256: ` ${digests[0]}, ${digests[1]} ` })).toMatchObject({
+      config: { host: '0.0.0.0', sessionKeys: [], sessionKeyDigests: digests },
+    });
   });
 });

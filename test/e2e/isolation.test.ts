@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
+import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
+import { sessionKeyDigest } from '../../src/contracts/agent-server/session-key-digest.js';
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
@@ -10,6 +13,7 @@ import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
 const docker = await connectDocker();
+const run = promisify(execFile);
 const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
 const SpecBatchSchema = z.array(SandboxSpecInfoSchema.nullable());
 
@@ -71,43 +75,59 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     expect((await fetch(`${neighbour.agentUrl}/alive`)).status).toBe(200);
   }
 
-  it("keeps the session key from the agent: not in any process's environment, in no file, from no route", async () => {
+  /** The output of a shell command run as root in the sandbox's container (docker exec), stderr included. */
+  async function asRootIn(sandboxId: string, command: string): Promise<string> {
+    const [listed] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${sandboxId}`] } });
+    const { stdout, stderr } = await run('docker', ['exec', listed!.Id, 'sh', '-c', command], { maxBuffer: 64 * 1024 * 1024 });
+    return stdout + stderr;
+  }
+
+  it('never puts the session key in the container: no environment, no file, even read as root; the agent is not given even its digest', async () => {
     const [sandbox] = (await cp.request('GET', `/api/v1/sandboxes?id=${neighbour.id}`, undefined, SandboxBatchSchema)).body;
     const key = sandbox?.session_api_key ?? '';
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const digest = sessionKeyDigest(key);
     const agent = (path: string) => `/api/v1/sandboxes/${neighbour.id}/agent${path}`;
-    // The issue's reproduction, then every environment and readable file of the sandbox.
-    const probes = [
-      `env -i bash -c 'tr "\\0" "\\n" </proc/1/environ'`,
-      'id -un; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr "\\0" "\\n" < $f; done 2>&1',
-      'cat /run/sandbox-server/session-key 2>&1; ls -la /run/sandbox-server 2>&1',
-      `grep -rsl --exclude-dir=proc --exclude-dir=sys -F '${key.slice(0, 12)}' / ; echo searched`,
-    ];
-    for (const command of probes) {
-      const output = await stdoutIn(neighbour.id, command);
-      expect(output, command).not.toContain(key.slice(0, 12));
-    }
-    expect(await stdoutIn(neighbour.id, probes[1]!)).toMatch(/^openhands\n/);
-    expect(await stdoutIn(neighbour.id, probes[3]!)).toBe('searched\n');
 
-    // The file routes run in the agent-server itself: its own environment holds no key either.
-    for (const path of ['/proc/1/environ', '/proc/self/environ', '/run/sandbox-server/session-key']) {
+    // The container holds only the digest, in its configured environment.
+    const [listed] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${neighbour.id}`] } });
+    const info = await engine.getContainer(listed!.Id).inspect();
+    expect(info.Config.Env).toContain(`SESSION_API_KEY_SHA256=${digest}`);
+    expect(JSON.stringify(info)).not.toContain(key);
+
+    // Read as root: every process's environment and command line, then every file outside /proc
+    // and /sys. One after the other, as the search's own command line holds the key; and before the
+    // agent's search below, which the agent-server records in its bash event log.
+    const processes = await asRootIn(neighbour.id, 'for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr "\\0" "\\n" < $f; echo; done; echo read');
+    expect(processes).toContain(`SESSION_API_KEY_SHA256=${digest}`);
+    expect(processes).toMatch(/read\n$/);
+    expect(processes).not.toContain(key);
+    expect(await asRootIn(neighbour.id, `grep -rsl --exclude-dir=proc --exclude-dir=sys -F '${key}' / ; echo searched`)).toBe('searched\n');
+
+    // As the agent: its own environment holds neither the key nor its digest. Under gVisor it can
+    // read every process's environment (runc keeps root's from it): the agent-server's holds the
+    // digest, which opens nothing (below), and none holds the key. No file it can read holds it.
+    const own = await stdoutIn(neighbour.id, 'id -un; env');
+    expect(own).toMatch(/^openhands\n[^]*\nPATH=/);
+    expect(own).not.toContain('SESSION_API_KEY');
+    expect(own).not.toContain(digest);
+    const readable = await stdoutIn(neighbour.id, 'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done 2>/dev/null; echo read');
+    expect(readable).toMatch(/\nread\n$/);
+    expect(readable).not.toContain(key);
+    expect(await stdoutIn(neighbour.id, `grep -rsl --exclude-dir=proc --exclude-dir=sys -F '${key}' / ; echo searched`)).toBe('searched\n');
+    // The file routes run in the agent-server itself (root): what they can read holds no key either.
+    for (const path of ['/proc/1/environ', '/proc/self/environ']) {
       const download = await cp.request('GET', agent(`/api/file/download?path=${encodeURIComponent(path)}`));
-      expect(JSON.stringify(download.body), path).not.toContain(key.slice(0, 12));
+      expect(download.status, path).toBe(200);
+      expect(JSON.stringify(download.body), path).not.toContain(key);
     }
-    // A key file written again after the agent-server took it (two starts racing) is not served
-    // either: whatever lies in the key's directory is refused.
-    const planted = '/run/sandbox-server/planted';
-    const form = new FormData();
-    form.append('file', new Blob(['planted']), 'planted');
-    const upload = await fetch(`${neighbour.agentUrl}/api/file/upload?path=${encodeURIComponent(planted)}`, {
-      method: 'POST',
-      headers: { 'X-Session-API-Key': key },
-      body: form,
-    });
-    expect(upload.status).toBe(200);
-    expect((await cp.request('GET', agent(`/api/file/download?path=${encodeURIComponent(planted)}`))).status).toBe(403);
-    // And the key still works: the control plane's proxy and the owner use it.
+
+    // And the key works, through the proxy and directly; its digest and a wrong key do not.
+    expect((await cp.request('GET', agent('/api/conversations/count'))).status).toBe(200);
     expect((await fetch(`${neighbour.agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': key } })).status).toBe(200);
+    for (const wrong of [digest, `${key}x`]) {
+      expect((await fetch(`${neighbour.agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': wrong } })).status).toBe(401);
+    }
   });
 
   /** The sandbox's one network: its own address there, and the host's (the bridge gateway). */

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { sessionKeyDigest } from '../../src/contracts/agent-server/session-key-digest.js';
 import { loadConfig } from '../../src/sandbox-server/config.js';
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_AGENT_SERVER_VERSION } from '../../src/sandbox-server/runtime/runtime.js';
@@ -122,9 +123,10 @@ describe.runIf(docker)('a lifecycle that heals (Docker)', { timeout: 90_000 }, (
     expect(resumed.session_api_key).not.toBe(running.session_api_key);
     const after = await containerOf(id);
     expect(after.Id).not.toBe(before.Id);
-    // The new key reaches the new container as its root-only key file, never its environment.
-    expect((await engine.getContainer(after.Id).inspect()).Config.Env.join('\n')).not.toContain(resumed.session_api_key);
-    await exec(after.Id, `test "$(cat /run/sandbox-server/session-key)" = '${resumed.session_api_key}'`);
+    // The new key reaches the new container as its digest only, never the key itself.
+    const env = (await engine.getContainer(after.Id).inspect()).Config.Env;
+    expect(env).toContain(`SESSION_API_KEY_SHA256=${sessionKeyDigest(resumed.session_api_key!)}`);
+    expect(env.join('\n')).not.toContain(resumed.session_api_key);
     await exec(after.Id, 'test "$(cat /data/note)" = kept');
 
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } })).text();

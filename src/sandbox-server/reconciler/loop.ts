@@ -477,7 +477,7 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     runtimes: () => runtime.runtimes(),
     imageId: (image) => runtime.imageId(image),
     create: (request) => limitCreate(() => runtime.create(request)),
-    start: (containerId, secretFiles) => limit(() => runtime.start(containerId, secretFiles)),
+    start: (containerId) => limit(() => runtime.start(containerId)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),
     unpause: (containerId) => limit(() => runtime.unpause(containerId)),
     remove: (containerId) => limit(() => runtime.remove(containerId)),

@@ -6,7 +6,7 @@ import { type NewLifecycleEvent, recordEvent } from '../lifecycle-events/record-
 import { sandboxEventType } from '../../contracts/lifecycle-event.js';
 import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
 import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { containerRequestFor, dataVolumeNameFor, secretFilesFor } from './container-request.js';
+import { containerRequestFor, dataVolumeNameFor } from './container-request.js';
 import type { CreateView } from './creates-in-flight.js';
 import { planStep, type Step } from './plan-step.js';
 import { computeStatus, WAITING_FOR_ALIVE } from './status.js';
@@ -110,7 +110,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
         creating = true;
         break;
       case 'start':
-        await ctx.runtime.start(step.containerId, secretFilesFor(row));
+        await ctx.runtime.start(step.containerId);
         container = (await ctx.runtime.inspect(step.containerId)) ?? null;
         break;
       case 'pause':

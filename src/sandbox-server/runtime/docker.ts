@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { CONTAINER_STATES, type ContainerState } from '../../contracts/container.js';
 import type { SandboxNetwork } from '../../contracts/sandbox.js';
@@ -18,10 +17,8 @@ import {
   type RuntimeEvent,
   RuntimeError,
   type SandboxRuntime,
-  type SecretFile,
 } from './runtime.js';
 import { bridgeNameFor, formatCidr, type Ipv4Block, overlaps, parseCidr, parseRoutes, SANDBOX_SUBNET_PREFIX, subnetCandidates } from './sandbox-network.js';
-import { tarArchive } from './tar.js';
 import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.js';
 import { createDockerSnapshots } from './docker-snapshots.js';
 import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
@@ -144,28 +141,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     }
   }
 
-  /**
-   * Root-only files (in a root-only directory), extracted into the container's own filesystem:
-   * never in its environment, never on the host's disk outside the engine.
-   */
-  async function putSecretFiles(containerId: string, files: readonly SecretFile[]): Promise<void> {
-    const entries = files.flatMap((file) => [
-      { name: `${dirname(file.path).slice(1)}/`, mode: 0o700, uid: 0, gid: 0 },
-      { name: file.path.slice(1), content: file.content, mode: 0o400, uid: 0, gid: 0 },
-    ]);
+  async function start(containerId: string): Promise<void> {
     try {
-      await docker.getContainer(containerId).putArchive(tarArchive(entries), { path: '/' });
-    } catch (error) {
-      throw toRuntimeError(error, 'put secret files', [400, 403, 404]);
-    }
-  }
-
-  /** `status` is the container's when the caller already knows it; otherwise it is inspected, if secret files need it. */
-  async function start(containerId: string, secretFiles: readonly SecretFile[] = [], status?: string): Promise<void> {
-    try {
-      if (secretFiles.length > 0 && (status ?? (await docker.getContainer(containerId).inspect()).State.Status) !== 'running') {
-        await putSecretFiles(containerId, secretFiles);
-      }
       await docker.getContainer(containerId).start();
     } catch (error) {
       // 304: already started.
@@ -176,7 +153,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     }
   }
 
-  /** Creates the container on a spare network (or one made for it), writes its secret files in, and starts it. */
+  /** Creates the container on a spare network (or one made for it) and starts it. */
   async function createAndStart(request: ContainerRequest): Promise<ContainerObservation> {
     const spare = spares.take(request.sandboxId, request.network.access);
     const network = spare ?? (await ensureNetwork(request));
@@ -192,7 +169,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
       throw toRuntimeError(error, 'create', [400, 404]);
     }
-    await start(containerId, request.secretFiles, 'created');
+    await start(containerId);
     const observation = await inspect(containerId);
     if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
     return observation;
@@ -217,7 +194,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     if (labels[LABEL_INSTANCE] !== instanceId || labels[LABEL_SANDBOX_ID] !== request.sandboxId) {
       throw new RuntimeError(`container name ${name} is taken by a container this control plane does not own`, true);
     }
-    if (info.State.Status === 'created') await start(info.Id, request.secretFiles, info.State.Status);
+    if (info.State.Status === 'created') await start(info.Id);
     return (await inspect(info.Id)) ?? observationFromInspect(info, publishHost);
   }
 
@@ -248,7 +225,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       }
     },
 
-    start: (containerId, secretFiles) => start(containerId, secretFiles),
+    start,
 
     async pause(containerId) {
       try {

@@ -52,8 +52,6 @@ export interface ContainerRequest {
   pidsLimit: number | null;
   /** The engine's OCI runtime (runc, runsc). */
   runtime: string;
-  /** Written into the container before each start, never into its environment (the session key). */
-  secretFiles: SecretFile[];
   /** Named volume mounted for the agent-server's data so events survive container restarts. */
   dataVolume: { name: string; mountPath: string };
   /** The sandbox's own network, created with the container (or adopted) and its only network. */
@@ -105,13 +103,6 @@ export interface SnapshotObservation {
 /** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
 export const ENGINE_DISCONNECTED = 'engine-disconnected';
 
-/** A file only root in the container can read, e.g. the agent-server's session key. */
-export interface SecretFile {
-  /** Absolute path of the file; its directory is made root-only. */
-  path: string;
-  content: string;
-}
-
 export interface RuntimeEvent {
   sandboxId: string;
   /** The container the event is about. */
@@ -141,8 +132,8 @@ export interface SandboxRuntime {
   imageId(image: string): Promise<string | null>;
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
-  /** Starts a created or stopped container, writing `secretFiles` into it first. */
-  start(containerId: string, secretFiles?: readonly SecretFile[]): Promise<void>;
+  /** Starts a created or stopped container. */
+  start(containerId: string): Promise<void>;
   pause(containerId: string): Promise<void>;
   unpause(containerId: string): Promise<void>;
   /** Removes the container (killing it if it runs). */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isValidSessionKey } from '../../../src/agent-server/auth.js';
+import { isValidSessionKey, sessionKeyDigestsOf } from '../../../src/agent-server/auth.js';
+import { sessionKeyDigest } from '../../../src/contracts/agent-server/session-key-digest.js';
 import { SESSION_KEY_HEADER, startRequest } from '../../helpers/agent-server.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
@@ -75,11 +76,37 @@ describe('session API keys', () => {
 
 describe('isValidSessionKey', () => {
   it('matches exactly one of the keys, and anything when no key is configured', () => {
-    expect(isValidSessionKey(['a', 'bb'], 'bb')).toBe(true);
-    expect(isValidSessionKey(['a', 'bb'], 'b')).toBe(false);
-    expect(isValidSessionKey(['a', 'bb'], 'bbb')).toBe(false);
-    expect(isValidSessionKey(['a'], undefined)).toBe(false);
+    const accepted = sessionKeyDigestsOf(['a', 'bb']);
+    expect(isValidSessionKey(accepted, 'bb')).toBe(true);
+    expect(isValidSessionKey(accepted, 'b')).toBe(false);
+    expect(isValidSessionKey(accepted, 'bbb')).toBe(false);
+    expect(isValidSessionKey(accepted, undefined)).toBe(false);
     expect(isValidSessionKey([], undefined)).toBe(true);
     expect(isValidSessionKey([], 'anything')).toBe(true);
+  });
+
+  it('matches a key given only by its digest, in either case of hex digits', () => {
+    const accepted = sessionKeyDigestsOf([], [sessionKeyDigest('secret'), sessionKeyDigest('other').toUpperCase()]);
+    expect(isValidSessionKey(accepted, 'secret')).toBe(true);
+    expect(isValidSessionKey(accepted, 'other')).toBe(true);
+    expect(isValidSessionKey(accepted, sessionKeyDigest('secret'))).toBe(false);
+    expect(isValidSessionKey(accepted, 'Secret')).toBe(false);
+  });
+});
+
+describe('session API keys given by their digests', () => {
+  it('accepts the key whose digest it holds, beside plain keys, and nothing else', async () => {
+    const digestDir = await makeTempDir();
+    const byDigest = await createAgentServerApp({ dataDir: digestDir, sessionKeys: ['plain'], sessionKeyDigests: [sessionKeyDigest('hashed-key')] });
+    try {
+      const count = (key: string) => byDigest.app.request('/api/conversations/count', { headers: { [SESSION_KEY_HEADER]: key } });
+      expect((await count('hashed-key')).status).toBe(200);
+      expect((await count('plain')).status).toBe(200);
+      expect((await count(sessionKeyDigest('hashed-key'))).status).toBe(401);
+      expect((await count('other')).status).toBe(401);
+    } finally {
+      await byDigest.close();
+      await removeDir(digestDir);
+    }
   });
 });

@@ -67,6 +67,20 @@ describe('POST /api/bash/execute_bash_command', () => {
     expect((await output({ command: 'pwd', cwd: '/' })).body.stdout).toBe('/\n');
   });
 
+  it('does not pass the session key settings of the agent-server to the command', async () => {
+    vi.stubEnv('OH_SESSION_API_KEYS_0', 'key-zero');
+    vi.stubEnv('SESSION_API_KEY', 'key-plain');
+    vi.stubEnv('SESSION_API_KEY_SHA256', 'f'.repeat(64));
+    vi.stubEnv('KEEP_ME', 'kept');
+    try {
+      const { body } = await output({ command: 'env' });
+      expect(body.stdout).toContain('KEEP_ME=kept');
+      expect(body.stdout).not.toMatch(/SESSION_API_KEY|key-zero|key-plain|ffff/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('gives each command a fresh shell: nothing carries over', async () => {
     await execute({ command: 'cd /; export CARRIED=yes' });
     expect((await output({ command: 'echo "$PWD ${CARRIED:-no}"' })).body.stdout).toBe(`${workspaceDir} no\n`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { openTestDatabase } from '../../helpers/database.js';
+import { sessionKeyDigest } from '../../../src/contracts/agent-server/session-key-digest.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_SPARE_NETWORK } from '../../../src/sandbox-server/runtime/index.js';
@@ -68,12 +69,9 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
     expect(Object.values(info.NetworkSettings.Ports).flat()).toEqual([{ HostIp: '127.0.0.1', HostPort: String(port) }]);
     expect(info.HostConfig).toMatchObject({ NanoCpus: 1e9, Memory: 256 * 1024 * 1024, PidsLimit: 256, Privileged: false });
     expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkNameFor(sandbox.id)]);
-    // The key is a root-only file written before the start, never an environment variable.
-    expect(info.Config.Env.join('\n')).not.toContain(sandbox.sessionApiKey);
-    const archive = await container.getArchive({ path: '/run/sandbox-server/session-key' });
-    const chunks: Buffer[] = [];
-    for await (const chunk of archive) chunks.push(chunk as Buffer);
-    expect(Buffer.concat(chunks).toString('latin1')).toContain(sandbox.sessionApiKey);
+    // Only the key's digest enters the container, in its environment; the key itself never does.
+    expect(info.Config.Env).toContain(`SESSION_API_KEY_SHA256=${sessionKeyDigest(sandbox.sessionApiKey)}`);
+    expect(JSON.stringify(info)).not.toContain(sandbox.sessionApiKey);
 
     await setDesired(handle.db, sandbox.id, 'PAUSED');
     reconciler.kick(sandbox.id);
@@ -156,7 +154,6 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
       memoryMb: null,
       pidsLimit: null,
       runtime: 'runc',
-      secretFiles: [],
       dataVolume: { name: dataVolumeNameFor(orphanId), mountPath: '/data' },
       network: { name: networkNameFor(orphanId), access: 'internet' },
     });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
@@ -5,6 +6,7 @@ import { engines, lifecycleEvents, type SandboxRow, sandboxes, sandboxSpecs } fr
 import { recordEngineHealth } from '../../../src/sandbox-server/reconciler/record-engine-health.js';
 import { applyPolicies, dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
+import { sessionKeyDigest } from '../../../src/contracts/agent-server/session-key-digest.js';
 import { RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
@@ -69,24 +71,25 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(await readSandbox(handle.db, sandbox.id)).toEqual(row);
   });
 
-  it('passes the spec env to the container and the session key as a file, never in the environment', async () => {
+  it('passes the spec env to the container with the digest of the session key, never the key itself', async () => {
     const requests: Parameters<SandboxRuntime['create']>[0][] = [];
     const recording: SandboxRuntime = { ...fake, create: (request) => (requests.push(request), fake.create(request)) };
-    const sandbox = await newSandbox({}, { initialEnv: { FOO: 'bar' }, cpus: 1.5, memoryMb: 512, pidsLimit: 256 });
+    // A spec cannot set the digest: the sandbox's own wins.
+    const sandbox = await newSandbox({}, { initialEnv: { FOO: 'bar', SESSION_API_KEY_SHA256: 'f'.repeat(64) }, cpus: 1.5, memoryMb: 512, pidsLimit: 256 });
 
     await passes(reconciler({ runtime: recording, dataMountPath: '/srv/data' }), 1);
 
     expect(requests).toEqual([
       expect.objectContaining({
         sandboxId: sandbox.id,
-        env: { FOO: 'bar' },
-        secretFiles: [{ path: '/run/sandbox-server/session-key', content: sandbox.sessionApiKey }],
+        env: { FOO: 'bar', SESSION_API_KEY_SHA256: createHash('sha256').update(sandbox.sessionApiKey).digest('hex') },
         cpus: 1.5,
         memoryMb: 512,
         pidsLimit: 256,
         dataVolume: { name: dataVolumeNameFor(sandbox.id), mountPath: '/srv/data' },
       }),
     ]);
+    expect(JSON.stringify(requests)).not.toContain(sandbox.sessionApiKey);
   });
 
   it('stays STARTING until the agent-server answers /alive', async () => {
@@ -321,7 +324,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING', containerId: second?.containerId, observedGeneration: 1 });
     expect(callsOf('removeVolume')).toEqual([]);
     expect(fake.volumes()).toEqual([dataVolumeNameFor(sandbox.id)]);
-    expect(requests.map((request) => request.secretFiles[0]?.content)).toEqual([sandbox.sessionApiKey, 'the-new-key']);
+    expect(requests.map((request) => request.env['SESSION_API_KEY_SHA256'])).toEqual([sessionKeyDigest(sandbox.sessionApiKey), sessionKeyDigest('the-new-key')]);
 
     const changesBefore = changes().length;
     await passes(r, 3);

@@ -28,7 +28,6 @@ function request(access: 'internet' | 'none' = 'internet'): ContainerRequest {
     memoryMb: null,
     pidsLimit: null,
     runtime: 'runc',
-    secretFiles: [{ path: '/run/sandbox-server/session-key', content: 'key' }],
     dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
     network: { name: `sandbox-server-net-${sandboxId}`, access },
   };

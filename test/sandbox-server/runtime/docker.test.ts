@@ -29,7 +29,6 @@ function request(overrides: Partial<ContainerRequest> = {}): ContainerRequest {
     memoryMb: 256,
     pidsLimit: 128,
     runtime: 'runc',
-    secretFiles: [],
     dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
     network: { name: `sandbox-server-net-${sandboxId}`, access: 'internet' },
     ...overrides,

@@ -37,7 +37,7 @@ export interface TerminalToolOptions {
   outputLimit?: number;
   /** The user the shell runs as, when not the agent-server's own. */
   agentUser?: AgentUser;
-  /** The shell's environment; by default ours without the session API keys (see shellEnvironment). */
+  /** The shell's environment (less the session key settings); by default ours (see shellEnvironment). */
   env?: Record<string, string | undefined>;
 }
 
@@ -195,15 +195,11 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
 }
 
 /**
- * The environment the agent's shell gets: ours, minus the keys that guard this agent-server (code
- * the agent runs must not read them), and with settings for a shell that has no terminal.
+ * The environment the agent's shell gets: ours with settings for a shell that has no terminal
+ * (spawnAsAgent leaves out the keys that guard this agent-server).
  */
 export function shellEnvironment(base: NodeJS.ProcessEnv): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...base, TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' };
-  for (const name of Object.keys(env)) {
-    if (name === 'SESSION_API_KEY' || /^OH_SESSION_API_KEYS_\d+$/.test(name)) delete env[name];
-  }
-  return env;
+  return { ...base, TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' };
 }
 
 /** The letter of a control key such as `C-c`, lower-cased, or null for ordinary text. */

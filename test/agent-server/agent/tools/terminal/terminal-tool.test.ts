@@ -115,14 +115,13 @@ describe('terminal tool: a persistent session', () => {
     expect(text(await run({ command: 'echo "[$FROM_RC][$FROM_PROFILE]"' }))).toMatch(/^\[\]\[\]\n/);
   });
 
-  it('does not pass the session API keys to the shell', async () => {
-    const env = shellEnvironment({ PATH: process.env.PATH, OH_SESSION_API_KEYS_0: 'k0', SESSION_API_KEY: 'k', KEEP: 'yes' });
+  it('does not pass the session API keys nor their digests to the shell', async () => {
+    const env = shellEnvironment({ PATH: process.env.PATH, OH_SESSION_API_KEYS_0: 'k0', SESSION_API_KEY: 'k', SESSION_API_KEY_SHA256: 'd', KEEP: 'yes' });
     expect(env).toMatchObject({ PATH: process.env.PATH, KEEP: 'yes', TERM: 'dumb' });
-    expect(env).not.toHaveProperty('OH_SESSION_API_KEYS_0');
-    expect(env).not.toHaveProperty('SESSION_API_KEY');
     await tool.close();
     tool = createTerminalTool({ workspaceDir: workspace, env });
-    expect(text(await run({ command: 'echo "[$OH_SESSION_API_KEYS_0][$SESSION_API_KEY][$KEEP]"' }))).toContain('[][][yes]');
+    const shown = text(await run({ command: 'echo "[$OH_SESSION_API_KEYS_0][$SESSION_API_KEY][$SESSION_API_KEY_SHA256][$KEEP]"; env | grep -c SESSION_API_KEY' }));
+    expect(shown).toMatch(/^\[\]\[\]\[\]\[yes\]\n0\n/);
   });
 });
 

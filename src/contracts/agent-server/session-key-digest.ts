@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * How the control plane gives a sandbox's agent-server its session key: only the key's SHA-256,
+ * in this environment variable of the container. The key itself never enters the container, so
+ * nothing the agent runs there can find it; a digest of a 256-bit random key opens nothing.
+ */
+export const SESSION_KEY_DIGEST_ENV = 'SESSION_API_KEY_SHA256';
+
+/** The lower-case hex SHA-256 of the key's UTF-8 bytes, as SESSION_API_KEY_SHA256 holds it. */
+export function sessionKeyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
