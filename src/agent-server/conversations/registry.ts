@@ -71,8 +71,14 @@ export class ConversationRegistry {
     return registry;
   }
 
-  /** Milliseconds since the last conversation change (or since start), for /server_info. */
+  /**
+   * Milliseconds since the last conversation change (or since start), for /server_info; 0 while any
+   * agent runs, since one busy in a long command changes nothing until it ends and is not idle.
+   */
   idleMillis(): number {
+    for (const conversation of this.conversations.values()) {
+      if (conversation.metadata.execution_status === 'running') return 0;
+    }
     return Date.now() - this.lastActivityMs;
   }
 

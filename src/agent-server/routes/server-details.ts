@@ -58,7 +58,7 @@ const serverInfoRoute = createRoute({
 export interface ServerDetailsOptions {
   /** Epoch milliseconds when the server started. */
   startedAtMs: number;
-  /** Milliseconds since a conversation last changed. */
+  /** Milliseconds since a conversation last changed; 0 while an agent runs. */
   idleMillis: () => number;
 }
 

@@ -1,9 +1,12 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { ConversationInfoSchema } from '../../../src/contracts/agent-server/conversation-info.js';
 import { pageSchema } from '../../../src/contracts/paging.js';
 import { EventSchema } from '../../../src/events/index.js';
+import { ServerInfoSchema } from '../../../src/agent-server/routes/server-details.js';
 import { type ScriptedLlm, startScriptedLlm, text, toolCalls } from '../../helpers/scripted-llm.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
@@ -75,6 +78,26 @@ describe('running the agent over HTTP', () => {
     const statuses = all.flatMap((e) => (e.kind === 'ConversationStateUpdateEvent' && e.key === 'execution_status' ? [e.value] : []));
     expect(statuses).toEqual(['running', 'finished']);
     expect(llm?.requests).toHaveLength(2);
+  });
+
+  it('reports no idle time while its agent runs, however long a command takes without events', async () => {
+    const gate = join(workspace, 'go');
+    const created = await conversationWith(
+      [
+        toolCalls([{ name: 'terminal', arguments: { command: `while [ ! -e ${gate} ]; do sleep 0.05; done; echo through` } }]),
+        toolCalls([{ name: 'finish', arguments: { message: 'Waited' } }]),
+      ],
+      { initial_message: { ...textMessage('Wait for the gate'), run: true } },
+    );
+    await vi.waitFor(async () => expect((await events(created.id)).some((e) => e.kind === 'ActionEvent')).toBe(true), { timeout: 15_000, interval: 25 });
+    const idleTime = async () => (await agent.server.callJson('GET', '/server_info', {}, ServerInfoSchema)).body.idle_time;
+    // Long enough without a change that a server going by changes alone would call itself idle.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await idleTime()).toBe(0);
+
+    await writeFile(gate, '');
+    await statusBecomes(created.id, 'finished');
+    expect(await idleTime()).toBeGreaterThan(0);
   });
 
   it('waits for confirmation and records a rejection', async () => {
