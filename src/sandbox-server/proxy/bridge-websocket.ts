@@ -12,19 +12,22 @@ function sendableCloseCode(code: number): number {
  * WebSocket events for a client connection that is bridged to `upstreamUrl`: frames flow both ways
  * unchanged, frames the client sends before the upstream is open are queued, and a close on either
  * side closes the other with the same code (so 4001 / 4004 from an agent-server reach the client).
+ * `onFrame` is told of every data frame either way: a client following an agent's events over one
+ * long-lived socket is using its sandbox as much as one sending requests.
  */
-export function bridgeWebSocket(upstreamUrl: string, headers: Record<string, string> = {}): WSEvents<WebSocket> {
+export function bridgeWebSocket(upstreamUrl: string, onFrame: () => void = () => {}): WSEvents<WebSocket> {
   let upstream: WebSocket | undefined;
   const pending: (string | Buffer)[] = [];
   let clientClosed = false;
 
   return {
     onOpen(_event, client: WSContext<WebSocket>) {
-      upstream = new WebSocket(upstreamUrl, { headers });
+      upstream = new WebSocket(upstreamUrl);
       upstream.on('open', () => {
         for (const frame of pending.splice(0)) upstream?.send(frame);
       });
       upstream.on('message', (data, isBinary) => {
+        onFrame();
         if (client.readyState !== 1) return;
         const payload = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
         client.raw?.send(payload, { binary: isBinary });
@@ -38,6 +41,7 @@ export function bridgeWebSocket(upstreamUrl: string, headers: Record<string, str
       });
     },
     onMessage(event) {
+      onFrame();
       const frame = typeof event.data === 'string' ? event.data : Buffer.from(event.data as ArrayBuffer);
       if (upstream?.readyState === WebSocket.OPEN) upstream.send(frame);
       else pending.push(frame);

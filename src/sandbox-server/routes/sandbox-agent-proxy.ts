@@ -58,7 +58,7 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
     const path = url.pathname.slice(url.pathname.indexOf('/agent/') + '/agent'.length);
     if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
       url.searchParams.set('session_api_key', target.sessionApiKey);
-      return deps.upgradeWebSocket(c, bridgeWebSocket(`${target.baseUrl.replace(/^http/, 'ws')}${path}?${url.searchParams}`));
+      return deps.upgradeWebSocket(c, bridgeWebSocket(`${target.baseUrl.replace(/^http/, 'ws')}${path}?${url.searchParams}`, () => deps.recordActivity(id)));
     }
     try {
       return await forwardHttp(c.req.raw, target, path, url.search);

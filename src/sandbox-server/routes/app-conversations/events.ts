@@ -50,24 +50,24 @@ const send = createRoute({
   },
 });
 
-/** The agent-server of the conversation's sandbox, resumed first when its spec allows. */
+/** The agent-server of the conversation's sandbox (resumed first when its spec allows), and that sandbox. */
 export async function conversationTarget(deps: AppConversationRouteDeps, conversationId: string) {
-  const row = await findAppConversation(deps.ctx, conversationId);
-  const target = await waitForAgentServer(deps.ctx, row.sandboxId, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
-  deps.recordActivity(row.sandboxId);
-  return target;
+  const { sandboxId } = await findAppConversation(deps.ctx, conversationId);
+  const target = await waitForAgentServer(deps.ctx, sandboxId, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS });
+  deps.recordActivity(sandboxId);
+  return { target, sandboxId };
 }
 
 export const registerAppConversationEventRoutes: AppConversationRouteRegistrar = (app, deps) => {
   app.openapi(search, async (c) => {
     const { id } = c.req.valid('param');
-    const target = await conversationTarget(deps, id);
+    const { target } = await conversationTarget(deps, id);
     return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/search`, new URL(c.req.url).search);
   });
 
   app.openapi(send, async (c) => {
     const { id } = c.req.valid('param');
-    const target = await conversationTarget(deps, id);
+    const { target } = await conversationTarget(deps, id);
     const body = JSON.stringify(c.req.valid('json'));
     const request = new Request(c.req.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     return forwardHttp(request, target, `/api/conversations/${id}/events`, '');
@@ -78,11 +78,11 @@ export const registerAppConversationEventRoutes: AppConversationRouteRegistrar =
   app.get('/api/v1/app-conversations/:id/events/socket', async (c) => {
     const { id } = parsePath(AppConversationIdParamsSchema, { id: c.req.param('id') });
     requireUpgrade(c.req.header('upgrade'));
-    const target = await conversationTarget(deps, id);
+    const { target, sandboxId } = await conversationTarget(deps, id);
     const query = new URL(c.req.url).searchParams;
     query.delete('session_api_key');
     query.set('session_api_key', target.sessionApiKey);
     const upstream = `${target.baseUrl.replace(/^http/, 'ws')}/sockets/events/${id}?${query}`;
-    return deps.upgradeWebSocket(c, bridgeWebSocket(upstream));
+    return deps.upgradeWebSocket(c, bridgeWebSocket(upstream, () => deps.recordActivity(sandboxId)));
   });
 };

@@ -75,7 +75,7 @@ export const registerPeerEventRoutes: AppConversationRouteRegistrar = (app, deps
   for (const [route, action] of [[search, 'search'], [count, 'count']] as const) {
     app.openapi(route, async (c) => {
       const { conversation_id: id } = c.req.valid('param');
-      const target = await conversationTarget(deps, id);
+      const { target } = await conversationTarget(deps, id);
       return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events/${action}`, agentServerQuery(c.req.valid('query')));
     });
   }
@@ -84,7 +84,7 @@ export const registerPeerEventRoutes: AppConversationRouteRegistrar = (app, deps
     const { conversation_id: id } = c.req.valid('param');
     const ids = c.req.valid('query').id;
     if (ids.length > MAX_BATCH_IDS) throw new BadRequestError(`Cannot request more than ${MAX_BATCH_IDS} events at once, got ${ids.length}`);
-    const target = await conversationTarget(deps, id);
+    const { target } = await conversationTarget(deps, id);
     return forwardHttp(c.req.raw, target, `/api/conversations/${id}/events`, agentServerQuery({ event_ids: ids }));
   });
 };
