@@ -29,7 +29,10 @@ export const SandboxSpecInfoSchema = z
       description:
         'What each sandbox reaches from its own private network (our extension): internet, or none (nothing outside itself). Never another sandbox or the host.',
     }),
-    idle_pause_seconds: z.number().int().nullable(),
+    idle_pause_seconds: z.number().int().nullable().openapi({
+      description:
+        'Pause a running sandbox unused for this long: no request or WebSocket frame through the control plane, and no agent at work (its agent-server is asked first). null: never.',
+    }),
     ttl_seconds: z.number().int().nullable(),
     resume_on_access: z.boolean(),
     warm_pool_size: z.number().int().openapi({ description: 'Ready sandboxes kept for starts to claim (our extension)' }),

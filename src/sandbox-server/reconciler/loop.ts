@@ -19,6 +19,7 @@ import { CreatesInFlight } from './creates-in-flight.js';
 import { createLimiter, forEachLimited } from './limit.js';
 import { OrphanSweeper } from './orphans.js';
 import { applyPolicies } from './policies.js';
+import { type AskAgentIdleMs, askAgentIdleMs } from './agent-idle.js';
 import { reconcileSandbox, type SandboxPassContext } from './reconcile-sandbox.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -42,6 +43,8 @@ export interface ReconcilerOptions {
   orphanGraceMs?: number;
   /** Whether the agent-server at `url` (its base URL) answers; default GET <url>/alive. */
   checkAlive?: (url: string, sessionApiKey: string) => Promise<boolean>;
+  /** How long a sandbox's agent did no work, asked before idle auto-pause; default its /server_info idle_time. */
+  askAgentIdle?: AskAgentIdleMs;
   /** Where the sandbox's data volume is mounted; the agent-server's --data-dir. Default /data. */
   dataMountPath?: string;
   /** Pass durations, failures, and start / resume latencies, for /metrics. */
@@ -117,6 +120,7 @@ export class Reconciler {
   /** When the engine was last found gone (its event stream ended, or it did not answer a listing). */
   private engineLostAt: number | undefined;
   private readonly onHealth: ReconcilerOptions['onHealth'];
+  private readonly askAgentIdle: AskAgentIdleMs;
   /** The health last reported (undefined: not yet, or the report failed), and when. */
   private reportedHealthy: boolean | undefined;
   private reportedAt = 0;
@@ -131,6 +135,7 @@ export class Reconciler {
     this.log = logger.child({ component: 'reconciler', instanceId: options.instanceId, engine: this.engine });
     this.metrics = options.metrics;
     this.onHealth = options.onHealth;
+    this.askAgentIdle = options.askAgentIdle ?? askAgentIdleMs;
     const checkAlive = options.checkAlive ?? checkAgentServerAlive;
     this.aliveProbes = new AliveProbes(checkAlive, (sandboxId) => this.kick(sandboxId));
     this.passContext = {
@@ -406,7 +411,7 @@ export class Reconciler {
   }
 
   private async applyPolicies(entries: RowWithSpec[]): Promise<void> {
-    const applied = await applyPolicies(this.db, entries, new Date());
+    const applied = await applyPolicies(this.db, entries, new Date(), this.askAgentIdle);
     for (const decision of applied) {
       this.log.info(decision, 'policy changed desired state');
       const entry = entries.find((e) => e.row.id === decision.sandboxId);

@@ -1,6 +1,7 @@
 import { and, eq, lte, ne } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../db/schema.js';
+import { agentWasBusy, type AskAgentIdleMs, askAgentIdleMs } from './agent-idle.js';
 
 export interface PolicyDecision {
   sandboxId: string;
@@ -32,18 +33,27 @@ export function decidePolicy(row: SandboxRow, spec: SandboxSpecRow | undefined, 
 
 /**
  * Writes the decisions as desired state. Each write re-checks its condition in the database, so a
- * request that touched or deleted the sandbox since the rows were read wins. Returns the decisions
- * that took effect.
+ * request that touched or deleted the sandbox since the rows were read wins. A sandbox idle by its
+ * traffic is paused only once its agent-server, asked through `askIdle`, does not report later work
+ * of its own (agent-idle.ts). Returns the decisions that took effect.
  */
 export async function applyPolicies(
   db: Database,
   entries: readonly { row: SandboxRow; spec: SandboxSpecRow | undefined }[],
   now: Date,
+  askIdle: AskAgentIdleMs = askAgentIdleMs,
 ): Promise<PolicyDecision[]> {
-  const applied: PolicyDecision[] = [];
-  for (const { row, spec } of entries) {
+  const decided = entries.flatMap(({ row, spec }) => {
     const decision = decidePolicy(row, spec, now);
-    if (!decision || !spec) continue;
+    return decision && spec ? [{ row, spec, decision }] : [];
+  });
+  // Asked together: an agent-server that does not answer costs the pass one timeout, not one each.
+  const busy = await Promise.all(
+    decided.map(({ row, spec, decision }) => decision.reason === 'idle' && agentWasBusy(db, row, (spec.idlePauseSeconds ?? 0) * 1000, now, askIdle)),
+  );
+  const applied: PolicyDecision[] = [];
+  for (const [index, { row, spec, decision }] of decided.entries()) {
+    if (busy[index]) continue;
     const condition =
       decision.desired === 'DELETED'
         ? and(eq(sandboxes.id, row.id), ne(sandboxes.desiredState, 'DELETED'))

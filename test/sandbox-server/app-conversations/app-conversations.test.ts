@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
@@ -16,7 +16,7 @@ import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lif
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { ErrorDetailSchema, ValidationErrorSchema } from '../../helpers/answer.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
-import { API_KEY, closeServer, type Harness, openHarness, startBrokenAgentServer } from './harness.js';
+import { API_KEY, closeServer, type Harness, openHarness, startAgentServerIdleFor, startBrokenAgentServer } from './harness.js';
 import { getConversation } from '../../../src/agent-server/services/conversations/get-conversation.js';
 
 const TASK_FIELDS = [
@@ -321,12 +321,13 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING');
   });
 
-  it('counts traffic through the proxy as activity, so idle auto-pause spares a sandbox in use', async () => {
+  it('counts traffic through the proxy and its agent\'s own work as activity, so idle auto-pause spares a sandbox in use', async () => {
     const specId = `idle-${driver}`;
     expect((await h.request('POST', '/api/v1/sandbox-specs', { id: specId, image: 'img:1', idle_pause_seconds: 600 })).status).toBe(201);
     const used = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema)).body.id;
     const idle = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema)).body.id;
-    for (const id of [used, idle]) {
+    const working = (await h.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: specId }, SandboxInfoSchema)).body.id;
+    for (const id of [used, idle, working]) {
       await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${id}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
         timeout: 10_000,
         interval: 50,
@@ -341,16 +342,65 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     expect((await h.request('GET', `/api/v1/sandboxes/${used}/agent/alive`)).status).toBe(200);
     const lastActive = async () => (await handle.db.select().from(sandboxes).where(eq(sandboxes.id, used)))[0]?.lastActiveAt.getTime() ?? 0;
     await vi.waitFor(async () => expect(Date.now() - (await lastActive())).toBeLessThan(60_000), { timeout: 10_000, interval: 50 });
-    await handle.db
-      .update(sandboxes)
-      .set({ lastActiveAt: new Date(Date.now() - 3_600_000) })
-      .where(eq(sandboxes.id, idle));
+    // No traffic for an hour reached either of these; one agent-server says its agent is at work
+    // (a long command, no client attached), the other that its agents did nothing for two hours.
+    const [busyAgent, idleAgent] = [await startAgentServerIdleFor(0), await startAgentServerIdleFor(7_200)];
+    try {
+      h.routes.set(working, busyAgent.port);
+      h.routes.set(idle, idleAgent.port);
+      const agentPorts = async () =>
+        (await handle.db.select().from(sandboxes).where(inArray(sandboxes.id, [working, idle]))).map((row) => [row.id, row.hostPorts?.['AGENT_SERVER']] as const);
+      await vi.waitFor(async () => expect(new Map(await agentPorts())).toEqual(new Map([[working, busyAgent.port], [idle, idleAgent.port]])), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      await handle.db
+        .update(sandboxes)
+        .set({ lastActiveAt: new Date(Date.now() - 3_600_000) })
+        .where(inArray(sandboxes.id, [idle, working]));
 
-    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${idle}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('PAUSED'), {
+      await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${idle}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('PAUSED'), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      const statuses = (await h.request('GET', `/api/v1/sandboxes?id=${used}&id=${working}`, undefined, SandboxBatchSchema)).body.map((sandbox) => sandbox?.status);
+      expect(statuses).toEqual(['RUNNING', 'RUNNING']);
+      const workingRow = (await handle.db.select().from(sandboxes).where(eq(sandboxes.id, working)))[0];
+      expect(Date.now() - (workingRow?.lastActiveAt.getTime() ?? 0)).toBeLessThan(60_000);
+    } finally {
+      h.routes.delete(working);
+      h.routes.delete(idle);
+      await closeServer(busyAgent.server);
+      await closeServer(idleAgent.server);
+    }
+  });
+
+  it('counts frames over a proxied WebSocket as activity, so a client on one long-lived socket keeps its sandbox in use', async () => {
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', {}, SandboxInfoSchema)).body.id;
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
       timeout: 10_000,
       interval: 50,
     });
-    expect((await h.request('GET', `/api/v1/sandboxes?id=${used}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING');
+    const ws = new WebSocket(`${h.url.replace('http', 'ws')}/api/v1/sandboxes/${sandbox}/agent/sockets/bash-events`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    const lastActive = async () => (await handle.db.select().from(sandboxes).where(eq(sandboxes.id, sandbox)))[0]?.lastActiveAt.getTime() ?? 0;
+    const beforeOpen = Date.now();
+    await new Promise((resolve) => ws.once('open', resolve));
+    // The upgrade request itself counts, written in the background: let that write land first.
+    await vi.waitFor(async () => expect(await lastActive()).toBeGreaterThanOrEqual(beforeOpen), { timeout: 10_000, interval: 50 });
+    const longAgo = new Date(Date.now() - 3_600_000);
+    await handle.db.update(sandboxes).set({ lastActiveAt: longAgo }).where(eq(sandboxes.id, sandbox));
+
+    // No request reaches the sandbox any more: only frames on the socket opened before.
+    await vi.waitFor(
+      async () => {
+        ws.send('not a command');
+        expect(await lastActive()).toBeGreaterThan(longAgo.getTime());
+      },
+      { timeout: 10_000, interval: 250 },
+    );
+    ws.close();
   });
 
   it('ends in ERROR with a detail for an unknown sandbox, a deleted sandbox and a failing agent-server', async () => {

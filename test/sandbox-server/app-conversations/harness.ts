@@ -194,3 +194,12 @@ export async function startBrokenAgentServer() {
   app.all('*', (c) => c.json({ detail: 'disk full' }, 500));
   return listen(app.fetch);
 }
+
+/** An agent-server whose agents did no work for `idleSeconds`, as its /server_info says; it serves nothing else. */
+export async function startAgentServerIdleFor(idleSeconds: number) {
+  const app = new Hono();
+  app.get('/alive', (c) => c.json({ status: 'ok' }));
+  app.get('/server_info', (c) => c.json({ title: 'agent-server', version: '1', uptime: 86_400, idle_time: idleSeconds, docs: '/docs' }));
+  app.all('*', (c) => c.json({ detail: 'not served by this stand-in' }, 500));
+  return listen(app.fetch);
+}
