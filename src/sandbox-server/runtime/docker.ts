@@ -132,9 +132,17 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     throw new RuntimeError(`no free /${SANDBOX_SUBNET_PREFIX} subnet is left in SANDBOX_NETWORK_POOL ${formatCidr(pool)}`, false);
   }
 
+  /**
+   * Containers the engine reported an `oom` event for, until they are destroyed. dockerd 20.10 sets
+   * OOMKilled only when the event comes before the container's exit; under load (and under gVisor
+   * often) it comes after, and the flag stays false for good although the kernel killed it.
+   */
+  const oomEvented = new Set<string>();
+
   async function inspect(containerId: string): Promise<ContainerObservation | undefined> {
     try {
-      return observationFromInspect(await docker.getContainer(containerId).inspect(), publishHost);
+      const observation = observationFromInspect(await docker.getContainer(containerId).inspect(), publishHost);
+      return oomEvented.has(observation.containerId) ? { ...observation, oomKilled: true } : observation;
     } catch (error) {
       if (statusCodeOf(error) === 404) return undefined;
       throw toRuntimeError(error, 'inspect');
@@ -371,7 +379,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
             buffered = lines.pop() ?? '';
             for (const line of lines) {
               const event = parseEvent(line);
-              if (event) onEvent(event);
+              if (!event) continue;
+              if (event.action === 'oom') oomEvented.add(event.containerId);
+              if (event.action === 'destroy') oomEvented.delete(event.containerId);
+              onEvent(event);
             }
           });
           events.on('error', lost);
