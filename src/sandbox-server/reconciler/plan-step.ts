@@ -45,8 +45,7 @@ export function planStep(input: PlanInput): Step {
     const mayCreate = desired === 'RUNNING' && !input.creating && !input.hadContainer && input.previousStatus !== 'ERROR';
     return mayCreate ? { kind: 'create' } : { kind: 'none' };
   }
-  // The create under way starts the container it made, once it has written the key in: a start
-  // from here would race it (and write the key a second time).
+  // The create under way starts the container it made: a start from here would race it.
   if (input.creating) return { kind: 'none' };
   const { containerId, state } = container;
   if (desired === 'PAUSED') return state === 'running' ? { kind: 'pause', containerId } : { kind: 'none' };
