@@ -17,10 +17,9 @@
  * Needs DATABASE_URL (a PostgreSQL server where it may create databases), the base image
  * (SANDBOX_BASE_IMAGE, default sandbox-base:local) and `npm run build`.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +30,7 @@ import { copyImage } from '../src/sandbox-server/image/index.js';
 import { EnginePageSchema } from '../src/sandbox-server/models/engine.js';
 import { SandboxInfoSchema } from '../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
+import { freePort, startBuiltControlPlane, stopProcess } from '../test/helpers/processes.js';
 import { type BenchImage, buildBenchImage, controlPlaneApi, removeBenchResources, removeSandboxResources } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable, until as untilPolled } from './measure.js';
 import { followRunningEvents } from './running-events.js';
@@ -233,19 +233,11 @@ function report(baseline: Arm | undefined, fleet: Arm | undefined): void {
   );
 }
 
-/** The built control plane (dist/sandbox-server.js) as its own process, once it answers /alive. */
+/** The built control plane as its own process, on `port` or a free one, once it answers /alive. */
 async function startReplica(env: Record<string, string>, port?: number): Promise<Replica> {
   const listenOn = port ?? (await freePort());
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js')], {
-    env: { ...process.env, ...env, PORT: String(listenOn) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${listenOn}`;
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`the control plane on port ${listenOn} exited with ${child.exitCode}`);
-    return (await fetch(`${url}/alive`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined))?.status === 200;
-  });
-  return { url, port: listenOn, process: child };
+  const child = await startBuiltControlPlane(listenOn, env, TIMEOUT_MS);
+  return { url: `http://127.0.0.1:${listenOn}`, port: listenOn, process: child };
 }
 
 async function startSandbox(replica: Replica): Promise<{ id: string; engine: string }> {
@@ -291,26 +283,6 @@ function watchAvailableMemory(): { minGiB(): number; stop(): void } {
   void read();
   const timer = setInterval(() => void read(), 1_000);
   return { minGiB: () => min, stop: () => clearInterval(timer) };
-}
-
-/** Signals the process, if it still runs, and resolves once it has exited. */
-function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function withDeadline<T>(promise: Promise<T>, what: () => string): Promise<T> {

@@ -1,18 +1,9 @@
-import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/program.js';
+import { freePort } from '../helpers/processes.js';
 import { ensureBuilt, runSandboxctl } from './binary.js';
 
 beforeAll(ensureBuilt, 120_000);
-
-/** A port nothing listens on: taken from the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('sandboxctl usage', () => {
   it('lists every command on --help and exits 0', async () => {
@@ -75,7 +66,7 @@ describe('sandboxctl usage', () => {
   });
 
   it('exits 1 with what to fix when the server cannot be reached, by --url or SANDBOX_SERVER_URL', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const expected = { code: 1, stdout: '', stderr: `sandboxctl: cannot reach sandbox-server at ${url}: is it running? set --url or SANDBOX_SERVER_URL\n` };
     expect(await runSandboxctl(['sandboxes', 'ls', '--url', url])).toEqual(expected);
     expect(await runSandboxctl(['--url', url, '--json', 'specs', 'ls'])).toEqual(expected);

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { chown } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './processes.js';
 import { makeTempDir, removeDir } from './temp-dir.js';
 
 const run = promisify(execFile);
@@ -53,16 +53,4 @@ async function postgresBinDir(): Promise<string> {
   const dir = stdout.trim();
   if (!dir) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
   return dir;
-}
-
-/** A port nothing listens on now; the cluster binds it a moment later (good enough for a test). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

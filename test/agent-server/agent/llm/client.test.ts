@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLlmClient,
@@ -8,6 +6,7 @@ import {
   type ChatTool,
   type LlmConfig,
 } from '../../../../src/agent-server/agent/llm/index.js';
+import { freePort } from '../../../helpers/processes.js';
 import { startScriptedLlm, text, toolCalls, type ScriptedLlm, type ScriptStep } from '../../../helpers/scripted-llm.js';
 
 const API_KEY = 'sk-test-0123456789abcdef';
@@ -262,7 +261,7 @@ describe('createLlmClient', () => {
   });
 
   it('reports a refused connection as LLMConnectionError', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const sleeps: number[] = [];
     const client = createLlmClient(
       { model: 'gpt-4o', base_url: `http://127.0.0.1:${port}/v1`, api_key: API_KEY, max_retries: 1, retry_min_wait_ms: 1 },
@@ -356,12 +355,3 @@ describe('createLlmClient', () => {
     expect(error.code).toBe('LLMBadRequestError');
   });
 });
-
-/** A port nothing listens on: bound by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
