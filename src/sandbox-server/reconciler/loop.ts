@@ -147,9 +147,12 @@ export class Reconciler {
       dataMountPath: options.dataMountPath ?? '/data',
       startTimeoutMs: options.startTimeoutMs ?? 300_000,
       written: (sandboxId) => this.notifyWritten(sandboxId),
+      aliveAnswered: (sandboxId, containerId, url) => this.aliveProbes.answered(sandboxId, containerId, url),
       // Only a running loop probes: reconcileOnce() alone (tests, a stopped loop) asks once per pass.
-      notAliveYet: (sandboxId, url, sessionApiKey) => {
-        if (!this.stopped) this.aliveProbes.probe(sandboxId, url, sessionApiKey);
+      notAliveYet: (sandboxId, containerId, url, sessionApiKey) => {
+        if (this.stopped) return false;
+        this.aliveProbes.probe(sandboxId, containerId, url, sessionApiKey);
+        return this.aliveProbes.probing(sandboxId);
       },
     };
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });

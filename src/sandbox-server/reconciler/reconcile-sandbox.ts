@@ -34,8 +34,16 @@ export interface SandboxPassContext {
   startTimeoutMs: number;
   /** Told after a sandbox's observed state was written. */
   written: (sandboxId: string) => void;
-  /** Told when a started sandbox's agent-server did not answer /alive yet (to be probed until it does). */
-  notAliveYet: (sandboxId: string, url: string, sessionApiKey: string) => void;
+  /**
+   * Whether a probe (alive-probes.ts) of this container's agent-server at `url` was just answered:
+   * that answer is this pass's observation, so the pass does not ask again.
+   */
+  aliveAnswered: (sandboxId: string, containerId: string, url: string) => boolean;
+  /**
+   * Told when a started sandbox's agent-server did not answer /alive yet, to be probed until it
+   * does; true when a probe runs, which kicks a pass once it is answered.
+   */
+  notAliveYet: (sandboxId: string, containerId: string, url: string, sessionApiKey: string) => boolean;
 }
 
 /** What a pass asks of the queue, as a controller-runtime Reconcile returns a Result. */
@@ -49,7 +57,8 @@ export interface SandboxPassResult {
 
 /**
  * Waiting for /alive: every 100 ms for the first 5 s of starting (creating the container included,
- * which takes a second or two), then every second.
+ * which takes a second or two), then every second; every second throughout while a probe asks
+ * closely and kicks when it is answered.
  */
 const ALIVE_FAST_FOR_MS = 5_000;
 const ALIVE_FAST_MS = 100;
@@ -144,7 +153,8 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
     else retryable = runtimeError;
   }
 
-  const alive = container?.state === 'running' && !finished && (await isAlive(row, spec, container, step, ctx));
+  const { alive, probed } =
+    container?.state === 'running' && !finished ? await isAlive(row, spec, container, step, ctx) : { alive: false, probed: false };
   if (container?.state === 'running' && !alive && !failure && waitedForAlive(row, previous.status) >= ctx.startTimeoutMs) {
     failure = await neverAnswered(ctx, container.containerId);
   }
@@ -173,7 +183,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
   if (retryable) result.error = retryable;
   // The new generation is created by the next pass, at once.
   else if (restarted) result.requeueAfterMs = 0;
-  else if (status === 'STARTING' && !creating) result.requeueAfterMs = aliveRecheckDelay(row, status);
+  else if (status === 'STARTING' && !creating) result.requeueAfterMs = probed ? ALIVE_SLOW_MS : aliveRecheckDelay(row, status);
   return result;
 }
 
@@ -208,23 +218,24 @@ function aliveRecheckDelay(row: SandboxRow, status: SandboxStatus): number {
   return waitedMs < ALIVE_FAST_FOR_MS ? ALIVE_FAST_MS : ALIVE_SLOW_MS;
 }
 
+/** Whether the running container's agent-server answers, and whether a probe now asks it until it does. */
 async function isAlive(
   row: SandboxRow,
   spec: SandboxSpecRow | undefined,
   container: ContainerObservation,
   step: Step,
   ctx: SandboxPassContext,
-): Promise<boolean> {
+): Promise<{ alive: boolean; probed: boolean }> {
   // Answered before, same container, untouched since: asking again every pass buys nothing.
-  if (step.kind === 'none' && row.status === 'RUNNING' && row.containerId === container.containerId) return true;
+  if (step.kind === 'none' && row.status === 'RUNNING' && row.containerId === container.containerId) return { alive: true, probed: false };
   // A spec without an agent-server port has nothing to ask; running is all we can know.
-  if (!spec?.exposedPorts.some((port) => port.name === AGENT_SERVER_PORT_NAME)) return true;
+  if (!spec?.exposedPorts.some((port) => port.name === AGENT_SERVER_PORT_NAME)) return { alive: true, probed: false };
   const hostPort = container.hostPorts[AGENT_SERVER_PORT_NAME];
-  if (hostPort === undefined) return false;
+  if (hostPort === undefined) return { alive: false, probed: false };
   const url = `http://${ctx.advertiseHost}:${hostPort}`;
-  const alive = await ctx.checkAlive(url, row.sessionApiKey);
-  if (!alive) ctx.notAliveYet(row.id, url, row.sessionApiKey);
-  return alive;
+  if (ctx.aliveAnswered(row.id, container.containerId, url)) return { alive: true, probed: false };
+  if (await ctx.checkAlive(url, row.sessionApiKey)) return { alive: true, probed: false };
+  return { alive: false, probed: ctx.notAliveYet(row.id, container.containerId, url, row.sessionApiKey) };
 }
 
 /**

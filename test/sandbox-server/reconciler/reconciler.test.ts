@@ -107,6 +107,22 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING');
   });
 
+  it('takes the answer of the probe that saw the agent-server come up as the pass\'s observation, without asking again', async () => {
+    let up = false;
+    let answered = 0;
+    const sandbox = await newSandbox();
+    // Once up, the agent-server answers a single ask: a pass asking again would find it gone.
+    const r = reconciler({ checkAlive: async () => up && ++answered === 1 });
+    await r.start();
+    await vi.waitFor(async () => expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ statusDetail: expect.stringContaining('/alive') }), {
+      timeout: 10_000,
+    });
+
+    up = true;
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'), { timeout: 10_000 });
+    expect(answered).toBe(1);
+  });
+
   it('asks /alive on the published loopback port with the sandbox key', async () => {
     const asked: [string, string][] = [];
     const sandbox = await newSandbox();
