@@ -5,7 +5,8 @@ import { waitForAgentServer, type WaitForAgentServerOptions } from '../services/
 /**
  * The agent-server targets of sandboxes the proxy has reached, kept in memory so that a proxied
  * request costs no database read. An entry is only ever taken from a sandbox that is RUNNING and
- * wanted RUNNING, and is dropped whenever that may have changed: a service's write of desired state
+ * wanted RUNNING (or STARTING, wanted RUNNING, and found answering by waitForAgentServer), and is
+ * dropped whenever that may have changed: a service's write of desired state
  * (each is followed by a reconciler kick, which the app routes through `forget`), the reconciler's
  * write of observed state, and an upstream that cannot be reached.
  *

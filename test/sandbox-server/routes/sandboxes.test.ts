@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -294,6 +296,36 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       expect(await t.call('POST', `/api/v1/sandboxes/${id}/resume`)).toEqual({ status: 409, body: SANDBOX_DELETED });
       expect(await t.call('DELETE', `/api/v1/sandboxes/${id}`)).toEqual({ status: 200, body: { success: true } });
       expect(await desired(id)).toBe('DELETED');
+    });
+  });
+
+  describe('the agent proxy while the sandbox starts', () => {
+    it("forwards as soon as the sandbox's agent-server answers, with its session key, before the reconciler writes RUNNING", async () => {
+      const id = await start();
+      const keysSeen = new Set<string | string[] | undefined>();
+      const agentServer = createServer((req, res) => {
+        keysSeen.add(req.headers['x-session-api-key']);
+        if (req.url === '/alive') return void res.writeHead(200).end();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+      });
+      await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+      try {
+        // Plays the reconciler: the container is up, its agent-server not yet seen answering.
+        const hostPorts = { AGENT_SERVER: (agentServer.address() as AddressInfo).port };
+        await t.handle.db.update(sandboxes).set({ hostPorts, hostAddress: '127.0.0.1', containerId: `container-${id}` }).where(eq(sandboxes.id, id));
+
+        const proxied = `/api/v1/sandboxes/${id}/agent/api/conversations/count`;
+        expect((await t.app.request(proxied)).status).toBe(401);
+        const response = await t.app.request(proxied, { headers: { authorization: `Bearer ${API_KEY}` } });
+
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ path: '/api/conversations/count' });
+        const [row] = await t.handle.db.select().from(sandboxes).where(eq(sandboxes.id, id));
+        expect(keysSeen).toEqual(new Set([row?.sessionApiKey]));
+        expect(row?.status).toBe('STARTING');
+      } finally {
+        await new Promise((resolve) => agentServer.close(resolve));
+      }
     });
   });
 

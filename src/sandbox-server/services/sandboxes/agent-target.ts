@@ -8,3 +8,13 @@ export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
   if (row.status !== 'RUNNING' || port === undefined || row.hostAddress === null) return null;
   return agentServerTarget(row.hostAddress, port, row.sessionApiKey);
 }
+
+/**
+ * The agent-server of a sandbox still STARTING (and wanted RUNNING) whose container is up with its
+ * port published, or null: it may answer before the reconciler has seen it answer.
+ */
+export function startingAgentTargetOf(row: SandboxRow): AgentServerTarget | null {
+  const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
+  if (row.status !== 'STARTING' || row.desiredState !== 'RUNNING' || port === undefined || row.hostAddress === null) return null;
+  return agentServerTarget(row.hostAddress, port, row.sessionApiKey);
+}

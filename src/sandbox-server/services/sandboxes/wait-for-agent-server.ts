@@ -4,12 +4,20 @@ import { ConflictError, UnavailableError } from '../../../errors/index.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { AgentServerTarget } from '../../proxy/forward-http.js';
 import type { ServiceContext } from '../context.js';
-import { agentTargetOf } from './agent-target.js';
+import { checkAgentServerAlive } from '../../reconciler/alive.js';
+import { agentTargetOf, startingAgentTargetOf } from './agent-target.js';
 import { findLiveSandbox } from './find-sandbox.js';
 import { resumeSandbox } from './resume-sandbox.js';
 
 /** Between reads when no lifecycle event wakes the wait first (one from another writer may be missed). */
 const POLL_MS = 200;
+/**
+ * A starting sandbox's agent-server is asked /alive this often by one wait, and, when many waits
+ * ask at once in this process, by all of them together about once per this: 200 asks a second.
+ */
+const ASK_SPACING_MS = 5;
+/** Waits asking an agent-server right now, in this process. */
+let asking = 0;
 
 export interface WaitForAgentServerOptions {
   /** What to do with a paused sandbox: resume it always, only when its spec says so, or never (409). */
@@ -20,9 +28,11 @@ export interface WaitForAgentServerOptions {
 }
 
 /**
- * Waits until the sandbox's agent-server answers (status RUNNING), resuming a paused sandbox when
- * allowed. A sandbox that is deleted, failed or gone is a 409 naming its state, never a hang; one
- * that does not come up in time is a 503.
+ * Waits until the sandbox's agent-server answers, resuming a paused sandbox when allowed. That is
+ * status RUNNING, or sooner: a STARTING sandbox whose container is up is asked /alive closely here,
+ * as the reconciler's probe asks it, and its first answer ends the wait without waiting for the
+ * reconciler to see it and write RUNNING. A sandbox that is deleted, failed or gone is a 409
+ * naming its state, never a hang; one that does not come up in time is a 503.
  */
 export async function waitForAgentServer(
   ctx: ServiceContext,
@@ -53,7 +63,8 @@ export async function waitForAgentServer(
         `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
       );
     }
-    await changeOrDelay(changed, options.pollMs ?? POLL_MS, options.signal);
+    const starting = startingAgentTargetOf(row);
+    if (await changeOrDelay(changed, options.pollMs ?? POLL_MS, options.signal, starting)) return starting!;
     changed = ctx.nextSandboxChange?.();
     const [next] = await ctx.db.select().from(sandboxes).where(eq(sandboxes.id, sandboxId));
     if (!next) throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
@@ -61,16 +72,41 @@ export async function waitForAgentServer(
   }
 }
 
-/** Waits for `changed` (when there is one) or `ms`, whichever comes first; throws once `signal` aborts. */
-async function changeOrDelay(changed: Promise<void> | undefined, ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Waits for `changed` (when there is one) or `ms`, whichever comes first, meanwhile asking
+ * `starting`'s agent-server until it answers; true when it answered. Throws once `signal` aborts.
+ */
+async function changeOrDelay(
+  changed: Promise<void> | undefined,
+  ms: number,
+  signal: AbortSignal | undefined,
+  starting: AgentServerTarget | null,
+): Promise<boolean> {
   const woken = new AbortController();
-  const waited = delay(ms, undefined, { signal: woken.signal }).catch(() => undefined);
+  const waited = delay(ms, false, { signal: woken.signal }).catch(() => false);
   const onAbort = () => woken.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  await Promise.race(changed ? [waited, changed] : [waited]);
+  const wakes = [waited, ...(changed ? [changed.then(() => false)] : []), ...(starting ? [answered(starting, woken.signal)] : [])];
+  const answer = await Promise.race(wakes);
   woken.abort();
   signal?.removeEventListener('abort', onAbort);
   signal?.throwIfAborted();
+  return answer;
+}
+
+/** Asks the agent-server /alive until it answers (true) or `stop` aborts (false). */
+async function answered(target: AgentServerTarget, stop: AbortSignal): Promise<boolean> {
+  asking++;
+  try {
+    while (!stop.aborted) {
+      if (await checkAgentServerAlive(target.baseUrl, target.sessionApiKey)) return !stop.aborted;
+      const woke = await delay(asking * ASK_SPACING_MS, true, { signal: stop, ref: false }).catch(() => false);
+      if (!woke) return false;
+    }
+    return false;
+  } finally {
+    asking--;
+  }
 }
 
 async function mayResume(ctx: ServiceContext, row: SandboxRow, policy: WaitForAgentServerOptions['resume']): Promise<boolean> {
