@@ -27,6 +27,7 @@ import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, SnapshotEngine } from './services/context.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
+import { ObservedWrites } from './services/sandboxes/observed-writes.js';
 import type { EngineIdentity } from './engines/engine-identity.js';
 import { registerSnapshotRoutes } from './routes/snapshots/index.js';
 import { registerEngineRoutes } from './routes/engines/index.js';
@@ -99,7 +100,11 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const targets = new TargetCache();
-  options.reconciler.onSandboxWritten?.((sandboxId) => targets.forget(sandboxId));
+  const observedWrites = new ObservedWrites();
+  options.reconciler.onSandboxWritten?.((sandboxId) => {
+    targets.forget(sandboxId);
+    observedWrites.written(sandboxId);
+  });
   const ctx: AppConversationContext = {
     db: options.db,
     // Services kick the reconciler after each write of desired state: the proxy's cached target
@@ -113,7 +118,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     },
     countWarmPoolClaim: options.countWarmPoolClaim,
     engineIdentity: options.engineIdentity,
-    nextSandboxChange: () => options.events.nextChange(),
+    nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },
     snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,

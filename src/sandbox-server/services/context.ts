@@ -30,9 +30,11 @@ export interface ServiceContext {
   engineIdentity?: EngineIdentity;
   /**
    * Settles at the next status change of any sandbox (a committed lifecycle event, by any
-   * replica): what a wait for a sandbox to come up wakes on. Absent, such waits poll alone.
+   * replica), or at this process's reconciler's next write of this sandbox's observed state: what
+   * a wait for a sandbox to come up wakes on. `stop` ends the wait (what it listened to is
+   * dropped). Absent, such waits poll alone.
    */
-  nextSandboxChange?(): Promise<void>;
+  nextSandboxChange?(sandboxId: string, stop: AbortSignal): Promise<void>;
 }
 
 /**

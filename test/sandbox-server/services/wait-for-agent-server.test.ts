@@ -7,6 +7,7 @@ import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-fe
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
 import { agentServerTarget } from '../../../src/sandbox-server/proxy/forward-http.js';
 import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
+import { ObservedWrites } from '../../../src/sandbox-server/services/sandboxes/observed-writes.js';
 import { waitForAgentServer } from '../../../src/sandbox-server/services/sandboxes/wait-for-agent-server.js';
 import { eq } from 'drizzle-orm';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
@@ -94,6 +95,25 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
       alive.up();
       expect(await waited).toEqual(agentServerTarget('127.0.0.1', alive.port, row.sessionApiKey));
       expect((await readSandbox(handle.db, row.id)).status).toBe('STARTING');
+    } finally {
+      await new Promise((resolve) => alive.server.close(resolve));
+    }
+  });
+
+  it("wakes when this process's reconciler writes that the sandbox's container is up, not at the next poll", async () => {
+    const writes = new ObservedWrites();
+    const withWrites: ServiceContext = { ...ctx, nextSandboxChange: (sandboxId, stop) => writes.next(sandboxId, stop) };
+    const spec = await insertSpec(handle.db);
+    const row = await insertSandbox(handle.db, spec.id, { statusDetail: 'creating container' });
+    const alive = await startAlive(row.sessionApiKey);
+    alive.up();
+    try {
+      const waited = waitForAgentServer(withWrites, row.id, { resume: 'never', timeoutMs: 600_000, pollMs: 600_000 });
+      // Another sandbox's write wakes nothing here; this one's does.
+      writes.written('another-sandbox');
+      await handle.db.update(sandboxes).set({ hostPorts: { AGENT_SERVER: alive.port }, hostAddress: '127.0.0.1' }).where(eq(sandboxes.id, row.id));
+      writes.written(row.id);
+      expect(await waited).toEqual(agentServerTarget('127.0.0.1', alive.port, row.sessionApiKey));
     } finally {
       await new Promise((resolve) => alive.server.close(resolve));
     }

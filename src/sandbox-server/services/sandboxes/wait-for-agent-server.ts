@@ -39,36 +39,45 @@ export async function waitForAgentServer(
   sandboxId: string,
   options: WaitForAgentServerOptions,
 ): Promise<AgentServerTarget> {
-  // Taken before each read, so that a change committed between the read and the wait still wakes it.
-  let changed = ctx.nextSandboxChange?.();
-  let row = await findLiveSandbox(ctx.db, sandboxId);
-  // Wanted RUNNING while still PAUSED, it is already coming up (resumed, or being moved by a drain): wait for it.
-  if (row.desiredState === 'PAUSED') {
-    if (!(await mayResume(ctx, row, options.resume))) {
-      throw new ConflictError(`Sandbox ${sandboxId} is paused; resume it first (POST /api/v1/sandboxes/${sandboxId}/resume)`);
+  // Taken before each read, so that a change committed between the read and the wait still wakes
+  // it; `round` ends with the wait that follows the read, and drops what it listened to.
+  let round = new AbortController();
+  let changed = ctx.nextSandboxChange?.(sandboxId, round.signal);
+  try {
+    let row = await findLiveSandbox(ctx.db, sandboxId);
+    // Wanted RUNNING while still PAUSED, it is already coming up (resumed, or being moved by a drain): wait for it.
+    if (row.desiredState === 'PAUSED') {
+      if (!(await mayResume(ctx, row, options.resume))) {
+        throw new ConflictError(`Sandbox ${sandboxId} is paused; resume it first (POST /api/v1/sandboxes/${sandboxId}/resume)`);
+      }
+      await resumeSandbox(ctx, sandboxId);
     }
-    await resumeSandbox(ctx, sandboxId);
-  }
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const target = agentTargetOf(row);
-    if (target && row.desiredState === 'RUNNING') return target;
-    if (row.desiredState === 'DELETED') throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
-    if (row.status === 'ERROR' || row.status === 'MISSING') {
-      throw new ConflictError(`Sandbox ${sandboxId} is ${row.status}${row.statusDetail ? `: ${row.statusDetail}` : ''}`);
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const target = agentTargetOf(row);
+      if (target && row.desiredState === 'RUNNING') return target;
+      if (row.desiredState === 'DELETED') throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
+      if (row.status === 'ERROR' || row.status === 'MISSING') {
+        throw new ConflictError(`Sandbox ${sandboxId} is ${row.status}${row.statusDetail ? `: ${row.statusDetail}` : ''}`);
+      }
+      if (Date.now() >= deadline) {
+        throw new UnavailableError(
+          `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
+        );
+      }
+      const starting = startingAgentTargetOf(row);
+      const answered = await changeOrDelay(changed, options.pollMs ?? POLL_MS, options.signal, starting);
+      if (starting && answered) return starting;
+      round.abort();
+      round = new AbortController();
+      changed = ctx.nextSandboxChange?.(sandboxId, round.signal);
+      const [next] = await ctx.db.select().from(sandboxes).where(eq(sandboxes.id, sandboxId));
+      if (!next) throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
+      row = next;
     }
-    if (Date.now() >= deadline) {
-      throw new UnavailableError(
-        `Sandbox ${sandboxId} did not become RUNNING within ${Math.round(options.timeoutMs / 1000)} s (status ${row.status})`,
-      );
-    }
-    const starting = startingAgentTargetOf(row);
-    if (await changeOrDelay(changed, options.pollMs ?? POLL_MS, options.signal, starting)) return starting!;
-    changed = ctx.nextSandboxChange?.();
-    const [next] = await ctx.db.select().from(sandboxes).where(eq(sandboxes.id, sandboxId));
-    if (!next) throw new ConflictError(`Sandbox ${sandboxId} has been deleted`);
-    row = next;
+  } finally {
+    round.abort();
   }
 }
 
