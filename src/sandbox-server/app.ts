@@ -110,9 +110,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     // Services kick the reconciler after each write of desired state: the proxy's cached target
     // may no longer hold from then on.
     reconciler: {
-      kick: (sandboxId) => {
+      kick: (sandboxId, engine) => {
         targets.forget(sandboxId);
-        options.reconciler.kick(sandboxId);
+        options.reconciler.kick(sandboxId, engine);
       },
       refillWarmPools: () => options.reconciler.refillWarmPools?.(),
     },

@@ -207,7 +207,7 @@ export async function startSandboxServer(
   const { listener, injectWebSocket, startTasks } = createSandboxServerApp({
     db: database.db,
     reconciler: {
-      kick: (sandboxId) => engines.kick(sandboxId),
+      kick: (sandboxId, engine) => engines.kick(sandboxId, engine),
       refillWarmPools: () => (leading() ? warmPools.refill() : handOff(database.db, WARM_POOLS_CHANNEL, '', log)),
       onSandboxWritten: (listener) => engines.onSandboxWritten(listener),
       engineAvailable: (sandboxId) => engines.engineAvailable(sandboxId),

@@ -253,9 +253,9 @@ export function createFakeRuntime(): FakeRuntime {
       return [...copies].map(([containerId, running]) => ({ containerId, running }));
     },
 
-    async list() {
-      await enter('list', '');
-      return [...containers.values()].map((c) => ({ ...c, hostPorts: { ...c.hostPorts } }));
+    async list(sandboxId) {
+      await enter('list', sandboxId ?? '');
+      return [...containers.values()].filter((c) => sandboxId === undefined || c.sandboxId === sandboxId).map((c) => ({ ...c, hostPorts: { ...c.hostPorts } }));
     },
 
     async inspect(containerId) {

@@ -150,21 +150,25 @@ export class EngineRegistry {
     return handle.row;
   }
 
-  /** Asks for a pass soon, over one sandbox (by its engine's reconciler) or over every engine. */
-  kick(sandboxId?: string): void {
+  /**
+   * Asks for a pass soon, over one sandbox (by its engine's reconciler, looked up unless `engine`
+   * names it) or over every engine.
+   */
+  kick(sandboxId?: string, engine?: string): void {
     const { db, log } = this.#options;
     if (sandboxId === undefined) {
       const elsewhere = this.handles().filter((handle) => !this.#kickHere(handle));
       if (elsewhere.length > 0) handOff(db, KICK_CHANNEL, '', log);
       return;
     }
-    void this.#engineOf(sandboxId).then(
-      (engine) => {
-        if (engine === undefined) return;
-        const handle = this.#engines.get(engine);
-        if (!handle || !this.#kickHere(handle, sandboxId)) handOff(db, KICK_CHANNEL, `${engine}/${sandboxId}`, log);
-      },
-      (err: unknown) => log.warn({ err, sandboxId }, 'could not find the engine of a sandbox to kick; its next sweep looks at it'),
+    const kickOn = (name: string | undefined) => {
+      if (name === undefined) return;
+      const handle = this.#engines.get(name);
+      if (!handle || !this.#kickHere(handle, sandboxId)) handOff(db, KICK_CHANNEL, `${name}/${sandboxId}`, log);
+    };
+    if (engine !== undefined) return kickOn(engine);
+    void this.#engineOf(sandboxId).then(kickOn, (err: unknown) =>
+      log.warn({ err, sandboxId }, 'could not find the engine of a sandbox to kick; its next sweep looks at it'),
     );
   }
 

@@ -290,7 +290,7 @@ export class Reconciler {
     // earlier, so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
     const listedAt = Date.now();
     const started = performance.now();
-    const observed = await this.runtime.list();
+    const observed = await this.listContainers(only);
     // It answered, unless it was found gone while it did; the rest of the pass is the database's.
     if (this.engineLostAt === engineLostAt) this.reportHealth(true, null);
     const networks = only ? [] : await this.runtime.listNetworks();
@@ -402,6 +402,15 @@ export class Reconciler {
     for (const listener of this.writeListeners) listener(sandboxId);
   }
 
+  /**
+   * A pass over a few sandboxes lists only their containers, each sandbox's filtered by the engine:
+   * a kick need not have the engine describe every container it runs.
+   */
+  private async listContainers(only: Set<string> | undefined): Promise<ContainerObservation[]> {
+    if (only === undefined || only.size > PASS_CONCURRENCY) return this.runtime.list();
+    return (await Promise.all([...only].map((sandboxId) => this.runtime.list(sandboxId)))).flat();
+  }
+
   private async loadRows(only: Set<string> | undefined): Promise<RowWithSpec[]> {
     if (only?.size === 0) return [];
     const live = and(eq(sandboxes.engine, this.engine), isNull(sandboxes.deletedAt));
@@ -495,7 +504,7 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     listNetworks: () => runtime.listNetworks(),
     listUnusedVolumes: () => runtime.listUnusedVolumes(),
     listVolumeCopies: () => runtime.listVolumeCopies(),
-    list: () => runtime.list(),
+    list: (sandboxId) => runtime.list(sandboxId),
     inspect: (containerId) => runtime.inspect(containerId),
     logs: (containerId, lines) => runtime.logs(containerId, lines),
     snapshot: (request) => limit(() => runtime.snapshot(request)),

@@ -316,10 +316,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       }
     },
 
-    async list() {
+    async list(sandboxId) {
       let containers: Docker.ContainerInfo[];
+      const label = sandboxId === undefined ? sandboxContainers : [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SANDBOX_ID}=${sandboxId}`];
       try {
-        containers = await docker.listContainers({ all: true, filters: { label: sandboxContainers } });
+        containers = await docker.listContainers({ all: true, filters: { label } });
       } catch (error) {
         throw toRuntimeError(error, 'list');
       }

@@ -161,8 +161,11 @@ export interface SandboxRuntime {
   listUnusedVolumes(): Promise<VolumeObservation[]>;
   /** The containers copying data volumes, carrying our instance label; `remove` removes one. */
   listVolumeCopies(): Promise<VolumeCopyObservation[]>;
-  /** Every sandbox container carrying our instance label (volume copies are not sandboxes'). */
-  list(): Promise<ContainerObservation[]>;
+  /**
+   * Every sandbox container carrying our instance label (volume copies are not sandboxes'); with
+   * `sandboxId`, only that sandbox's, as the engine filters them.
+   */
+  list(sandboxId?: string): Promise<ContainerObservation[]>;
   inspect(containerId: string): Promise<ContainerObservation | undefined>;
   /** The last `lines` lines the container wrote (stdout and stderr interleaved); '' when it is gone. */
   logs(containerId: string, lines: number): Promise<string>;

@@ -5,7 +5,8 @@ import type { SandboxRuntime } from '../runtime/runtime.js';
 
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
 export interface ReconcilerKick {
-  kick(sandboxId?: string): void;
+  /** `engine`, the sandbox's, when the caller knows it: spares looking it up before the kick is handed on. */
+  kick(sandboxId?: string, engine?: string): void;
   /** A warm-pool member was claimed: top the pools up soon, without a pass over every sandbox. */
   refillWarmPools?(): void;
   /** Calls `listener` after each write of a sandbox's observed state. Returns an unsubscribe function. */

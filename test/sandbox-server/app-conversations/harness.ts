@@ -47,7 +47,7 @@ export function withAgentServerPorts(fake: FakeRuntime, portFor: (sandboxId: str
   return {
     ...fake,
     create: async (request) => rewrite(await fake.create(request)),
-    list: async () => (await fake.list()).map(rewrite),
+    list: async (sandboxId) => (await fake.list(sandboxId)).map(rewrite),
     inspect: async (id) => {
       const observation = await fake.inspect(id);
       return observation && rewrite(observation);

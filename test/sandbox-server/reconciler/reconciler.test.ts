@@ -123,6 +123,22 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(answered).toBe(1);
   });
 
+  it('lists only the kicked sandbox\'s containers in a pass over it, and every container in a sweep', async () => {
+    const sandbox = await newSandbox();
+    const other = await newSandbox();
+    const r = reconciler();
+    await r.start();
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, other.id)).status).toBe('RUNNING'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'), { timeout: 10_000 });
+    const listed = callsOf('list').length;
+
+    r.kick(sandbox.id);
+    await vi.waitFor(() => expect(callsOf('list').slice(listed)).toContainEqual({ verb: 'list', target: sandbox.id }), { timeout: 10_000 });
+    expect(callsOf('list').slice(listed).map((c) => c.target)).not.toContain(other.id);
+    r.kick();
+    await vi.waitFor(() => expect(callsOf('list').slice(listed)).toContainEqual({ verb: 'list', target: '' }), { timeout: 10_000 });
+  });
+
   it('asks /alive on the published loopback port with the sandbox key', async () => {
     const asked: [string, string][] = [];
     const sandbox = await newSandbox();

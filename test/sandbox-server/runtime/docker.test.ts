@@ -73,6 +73,8 @@ describe.skipIf(!docker)('Docker runtime', { timeout: 60_000 }, () => {
     expect(volume.Labels).toMatchObject({ [LABEL_INSTANCE]: instanceId, [LABEL_SANDBOX_ID]: wanted.sandboxId });
 
     expect(await runtime.list()).toContainEqual(created);
+    expect(await runtime.list(wanted.sandboxId)).toEqual([created]);
+    expect(await runtime.list(`${wanted.sandboxId}-other`)).toEqual([]);
     expect(await runtime.inspect(created.containerId)).toEqual(created);
 
     // Its own labelled network, its only one: a bridge named for the firewall, a /29 of the pool.

@@ -101,6 +101,6 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
     ctx.reconciler.refillWarmPools?.();
   }
   for (const id of paused) ctx.reconciler.kick(id);
-  ctx.reconciler.kick(row.id);
+  ctx.reconciler.kick(row.id, row.engine);
   return toSandboxInfo(row);
 }
