@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
-import { LABEL_INSTANCE } from '../../src/sandbox-server/runtime/runtime.js';
+import { type ContainerRequest, LABEL_INSTANCE } from '../../src/sandbox-server/runtime/runtime.js';
 
 /** The offline base image CI builds (node at /usr/local/bin/node); also the image of test sandboxes. */
 export const TEST_BASE_IMAGE = process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local';
@@ -14,6 +14,30 @@ export const ALIVE_SERVER_COMMAND = [
   '-e',
   "require('http').createServer((q, s) => { s.writeHead(q.url === '/alive' ? 200 : 404, { 'content-type': 'application/json' }); s.end(q.url === '/alive' ? '{\"status\":\"ok\"}' : '{}'); }).listen(8000, '0.0.0.0')",
 ];
+
+/**
+ * A request for a sandbox container of the base image running ALIVE_SERVER_COMMAND, without limits,
+ * online, its volume and network named for a fresh sandbox id; `overrides` set what a test looks at.
+ */
+export function containerRequest(overrides: Partial<ContainerRequest> = {}): ContainerRequest {
+  const sandboxId = randomUUID();
+  return {
+    sandboxId,
+    specId: 'spec-test',
+    image: TEST_BASE_IMAGE,
+    command: ALIVE_SERVER_COMMAND,
+    env: {},
+    workingDir: '/workspace',
+    exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
+    cpus: null,
+    memoryMb: null,
+    pidsLimit: null,
+    runtime: 'runc',
+    dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
+    network: { name: `sandbox-server-net-${sandboxId}`, access: 'internet' },
+    ...overrides,
+  };
+}
 
 /**
  * The engine, or undefined when it cannot be reached outside CI (with a loud warning, so a skipped

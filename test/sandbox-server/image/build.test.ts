@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { buildAgentServerImage, ensureAgentServerImage } from '../../../src/sandbox-server/image/index.js';
 import { type ContainerRequest, createDockerRuntime } from '../../../src/sandbox-server/runtime/index.js';
 import { LABEL_AGENT_SERVER_VERSION } from '../../../src/sandbox-server/runtime/runtime.js';
-import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
+import { connectDocker, containerRequest, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
 
 const docker = await connectDocker();
 const instanceId = testInstanceId();
@@ -31,22 +31,7 @@ createServer((req, res) => res.end(report)).listen(Number(flag('--port')), flag(
 `;
 
 function sandboxRequest(image: string): ContainerRequest {
-  const sandboxId = randomUUID();
-  return {
-    sandboxId,
-    specId: image,
-    image,
-    command: null,
-    env: { OH_SESSION_API_KEYS_0: 'key' },
-    workingDir: '/workspace',
-    runtime: 'runc',
-    network: { name: `sandbox-server-net-${sandboxId}`, access: 'internet' },
-    exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
-    cpus: null,
-    memoryMb: null,
-    pidsLimit: null,
-    dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
-  };
+  return containerRequest({ specId: image, image, command: null, env: { OH_SESSION_API_KEYS_0: 'key' } });
 }
 
 async function answer(port: number | undefined, path: string): Promise<Response> {

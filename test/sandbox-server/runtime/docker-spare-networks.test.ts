@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
-  type ContainerRequest,
   createDockerRuntime,
   LABEL_INSTANCE,
   LABEL_NETWORK,
@@ -9,29 +7,10 @@ import {
   LABEL_SPARE_NETWORK,
   type SandboxRuntime,
 } from '../../../src/sandbox-server/runtime/index.js';
-import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
+import { connectDocker, containerRequest, removeInstanceResources, testInstanceId } from '../../helpers/docker.js';
 
 const docker = await connectDocker();
 const waitLong = { timeout: 30_000, interval: 100 };
-
-function request(access: 'internet' | 'none' = 'internet'): ContainerRequest {
-  const sandboxId = randomUUID();
-  return {
-    sandboxId,
-    specId: 'spec-test',
-    image: TEST_BASE_IMAGE,
-    command: ALIVE_SERVER_COMMAND,
-    env: {},
-    workingDir: '/workspace',
-    exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
-    cpus: null,
-    memoryMb: null,
-    pidsLimit: null,
-    runtime: 'runc',
-    dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
-    network: { name: `sandbox-server-net-${sandboxId}`, access },
-  };
-}
 
 describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeout: 90_000 }, () => {
   const instanceId = testInstanceId();
@@ -69,7 +48,7 @@ describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeou
   it('makes spares once a sandbox of that access was created; a create takes one for itself alone, and it is removed with its sandbox', async () => {
     const runtime = createDockerRuntime({ instanceId, docker: docker!, spareNetworks: 2 });
     // None is made before a sandbox asks: this first one gets a network of its own.
-    const first = request();
+    const first = containerRequest();
     const a = await runtime.create(first);
     expect(await networkOf(a.containerId)).toBe(first.network.name);
     // Ready spares belong to no sandbox, and are no orphans either: they are left out.
@@ -77,7 +56,7 @@ describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeou
     const ready = await spares();
     expect(ready).toHaveLength(2);
 
-    const second = request();
+    const second = containerRequest();
     const b = await runtime.create(second);
     const spare = await networkOf(b.containerId);
     expect(ready).toContain(spare);
@@ -90,12 +69,13 @@ describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeou
     expect(await runtime.listNetworks()).toContainEqual({ name: spare, sandboxId: second.sandboxId });
     // Taken, it is replaced; the next create takes another one, never the same.
     await vi.waitFor(async () => expect(await readySpares(runtime)).toHaveLength(2), waitLong);
-    const third = request();
+    const third = containerRequest();
     const c = await runtime.create(third);
     expect(await networkOf(c.containerId)).not.toBe(spare);
     expect(await spares()).toContain(await networkOf(c.containerId));
     // An offline sandbox never gets an online spare: it gets its own, and offline spares follow.
-    const offline = request('none');
+    const offline = containerRequest();
+    offline.network.access = 'none';
     const d = await runtime.create(offline);
     expect(await networkOf(d.containerId)).toBe(offline.network.name);
 
@@ -114,9 +94,9 @@ describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeou
     const instanceSpares = async () =>
       (await docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}-restart`, LABEL_SPARE_NETWORK] } })).map((n) => n.Name);
     try {
-      await before.create(request());
+      await before.create(containerRequest());
       await vi.waitFor(async () => expect(await readySpares(before, instanceSpares)).toHaveLength(1), waitLong);
-      const wanted = request();
+      const wanted = containerRequest();
       const created = await before.create(wanted);
       const spare = await networkOf(created.containerId);
       await vi.waitFor(async () => expect(await instanceSpares()).toHaveLength(2), waitLong);
@@ -142,15 +122,15 @@ describe.skipIf(!docker)('Spare sandbox networks on the Docker engine', { timeou
     const instanceSpares = async () =>
       (await docker!.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}-close`, LABEL_SPARE_NETWORK] } })).map((n) => n.Name);
     try {
-      await closing.create(request());
+      await closing.create(containerRequest());
       await vi.waitFor(async () => expect(await readySpares(closing, instanceSpares)).toHaveLength(2), waitLong);
-      const created = await closing.create(request());
+      const created = await closing.create(containerRequest());
       const spare = await networkOf(created.containerId);
       // Closed while the taken spare's replacement may still be under way.
       await closing.close();
       expect(await instanceSpares()).toEqual([spare]);
       // Closed, it makes no more.
-      await closing.create(request());
+      await closing.create(containerRequest());
       expect(await instanceSpares()).toEqual([spare]);
     } finally {
       await removeInstanceResources(docker!, `${instanceId}-close`);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   type ContainerRequest,
@@ -10,29 +9,14 @@ import {
   type RuntimeEvent,
   RuntimeError,
 } from '../../../src/sandbox-server/runtime/index.js';
-import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
+import { connectDocker, containerRequest, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
 
 const docker = await connectDocker();
 const instanceId = testInstanceId();
 
+/** With the environment and limits the first test finds on the container. */
 function request(overrides: Partial<ContainerRequest> = {}): ContainerRequest {
-  const sandboxId = randomUUID();
-  return {
-    sandboxId,
-    specId: 'spec-test',
-    image: TEST_BASE_IMAGE,
-    command: ALIVE_SERVER_COMMAND,
-    env: { OH_SESSION_API_KEYS_0: 'secret-key', FOO: 'bar' },
-    workingDir: '/workspace',
-    exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
-    cpus: 0.5,
-    memoryMb: 256,
-    pidsLimit: 128,
-    runtime: 'runc',
-    dataVolume: { name: `sandbox-server-data-${sandboxId}`, mountPath: '/data' },
-    network: { name: `sandbox-server-net-${sandboxId}`, access: 'internet' },
-    ...overrides,
-  };
+  return containerRequest({ env: { OH_SESSION_API_KEYS_0: 'secret-key', FOO: 'bar' }, cpus: 0.5, memoryMb: 256, pidsLimit: 128, ...overrides });
 }
 
 async function alive(port: number | undefined): Promise<boolean> {
