@@ -40,7 +40,7 @@ export interface AgentServerOptions {
   sessionKeyDigests?: readonly string[];
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
-  /** Who runs the agent's commands (terminal tool, /api/bash) and owns its files; this process's user when absent. */
+  /** Who runs the agent's commands (terminal tool, /api/bash, git for /api/git) and owns its files; this process's user when absent. */
   agentUser?: AgentUser;
   /** Where /api/bash commands run by default; the process's working directory when absent. */
   workspaceDir?: string;
@@ -87,7 +87,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const bashEvents = await BashEventLog.open(join(options.dataDir, 'bash_events.ndjson'));
   const bashCommands = new BashCommands(bashEvents, workspaceDir, options.agentUser);
   registerBashRoutes(app, { commands: bashCommands, events: bashEvents });
-  registerGitRoutes(app, { workspaceDir });
+  registerGitRoutes(app, { workspaceDir, agentUser: options.agentUser });
   registerFileRoutes(app, options.agentUser);
   registerDownloadTrajectory(app, ctx);
   await registerCatalogRoutes(app, { configuredModels: () => listConversationModels(ctx) });

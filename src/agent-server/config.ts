@@ -18,8 +18,9 @@ Options (each overrides its environment variable):
   --data-dir <path>     Where conversations and their events are stored. Env DATA_DIR. Default ./data.
   --max-body-mb <n>     Largest request body accepted (uploads and imports included); larger ones
                         get 413. Env MAX_REQUEST_BODY_MB. Default 64.
-  --agent-user <name>   Run the agent's commands (terminal tool, /api/bash) as this user, and give it
-                        the files the agent-server writes for it; run as root to use it. Env AGENT_USER.
+  --agent-user <name>   Run the agent's commands (terminal tool, /api/bash) and git for /api/git as
+                        this user, and give it the files the agent-server writes for it; run as root
+                        to use it. Env AGENT_USER.
                         Default: this process's user.
   -h, --help            Show this help and exit.
 

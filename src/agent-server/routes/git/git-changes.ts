@@ -22,15 +22,15 @@ const gitChangesRoute = createRoute({
 export function registerGitChanges(app: OpenAPIHono, options: GitRoutesOptions): void {
   app.openapi(gitChangesRoute, async (c) => {
     const query = c.req.valid('query');
-    const root = await repositoryRoot(resolve(options.workspaceDir, query.path));
+    const user = options.agentUser;
+    const root = await repositoryRoot(user, resolve(options.workspaceDir, query.path));
     if (root === undefined) return c.json([], 200);
-    const ref = await baseRef(root, query.ref);
+    const ref = await baseRef(user, root, query.ref);
     const [tracked, untracked] = await Promise.all([
-      git(root, ['diff', '--name-status', '-z', '-M', ref, '--']),
-      git(root, ['ls-files', '--others', '--exclude-standard', '-z']),
+      git(user, root, ['diff', '--name-status', '-z', '-M', ref, '--']),
+      git(user, root, ['ls-files', '--others', '--exclude-standard', '-z']),
     ]);
     if (!tracked.ok) throw validationError('query', ['ref'], `git cannot compare with ${ref}: ${tracked.stderr.trim()}`);
     return c.json(parseChanges(tracked.stdout, untracked.ok ? untracked.stdout : ''), 200);
   });
-
 }

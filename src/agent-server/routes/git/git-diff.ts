@@ -24,12 +24,13 @@ export function registerGitDiff(app: OpenAPIHono, options: GitRoutesOptions): vo
   app.openapi(gitDiffRoute, async (c) => {
     const query = c.req.valid('query');
     const file = resolve(options.workspaceDir, query.path);
-    const root = await repositoryRoot(dirname(file));
+    const user = options.agentUser;
+    const root = await repositoryRoot(user, dirname(file));
     if (root === undefined) return c.json({ modified: null, original: null }, 200);
-    const ref = await baseRef(root, query.ref);
+    const ref = await baseRef(user, root, query.ref);
     // git names the root by its real path; a workspace reached through a symlink must match it.
     const dir = await realpath(dirname(file)).catch(() => dirname(file));
-    const original = await git(root, ['show', `${ref}:${relative(root, join(dir, basename(file)))}`]);
+    const original = await git(user, root, ['show', `${ref}:${relative(root, join(dir, basename(file)))}`]);
     const modified = await readFile(file, 'utf8').catch(() => null);
     return c.json({ modified, original: original.ok ? original.stdout : null }, 200);
   });

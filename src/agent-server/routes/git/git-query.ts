@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import type { AgentUser } from '../../agent-user.js';
 
 export const GitQuerySchema = z.object({
   path: z.string().min(1).openapi({ description: 'A directory in the repository (changes) or a file (diff); relative to the workspace' }),
@@ -13,4 +14,6 @@ export const GitQuerySchema = z.object({
 export interface GitRoutesOptions {
   /** What relative paths are resolved against. */
   workspaceDir: string;
+  /** Who git runs as (see git-command.ts); this process's user when absent. */
+  agentUser?: AgentUser;
 }
