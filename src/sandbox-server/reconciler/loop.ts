@@ -286,17 +286,19 @@ export class Reconciler {
     // First, so that a holder waits for no engine call: a hold (holds.ts) acknowledged here is
     // honoured by this pass and every later one.
     const held = await acknowledgeHolds(this.db, this.engine, only);
-    // List before reading rows: every container or network listed was created from a row committed
-    // earlier, so the rows read next include it and a fresh sandbox is never mistaken for an orphan.
+    // A full pass lists before reading rows: every container or network listed was created from a
+    // row committed earlier, so the rows read next include it and a fresh sandbox is never mistaken
+    // for an orphan. A pass over a few sandboxes sweeps no orphans: it reads their rows while the
+    // engine lists their containers.
     const listedAt = Date.now();
     const started = performance.now();
-    const observed = await this.listContainers(only);
+    const [observed, rowsRead] = await Promise.all([this.listContainers(only), only ? this.loadRows(only) : undefined]);
     // It answered, unless it was found gone while it did; the rest of the pass is the database's.
     if (this.engineLostAt === engineLostAt) this.reportHealth(true, null);
     const networks = only ? [] : await this.runtime.listNetworks();
     const copies = only ? [] : await this.runtime.listVolumeCopies();
     const unusedVolumes = only ? [] : await this.runtime.listUnusedVolumes();
-    const entries = await this.loadRows(only);
+    const entries = rowsRead ?? (await this.loadRows(only));
     if (!only) await this.applyPolicies(entries);
 
     const bySandbox = new Map<string, ContainerObservation[]>();
