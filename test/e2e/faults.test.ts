@@ -14,6 +14,7 @@ import { ensureBuilt } from '../helpers/build.js';
 import { controlPlaneCaller, killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { type OwnPostgres, startOwnPostgres } from '../helpers/own-postgres.js';
+import { freePort } from '../helpers/processes.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -131,7 +132,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
   beforeAll(async () => {
     await Promise.all([ensureBuilt(), startEngine()]);
     pg = await startOwnPostgres();
-    port = 30_000 + Math.floor(Math.random() * 10_000);
+    port = await freePort();
     events = await engine.getEvents({ filters: { type: ['container'], event: ['create'], label: [`${LABEL_INSTANCE}=${instanceId}`] } });
     events.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {

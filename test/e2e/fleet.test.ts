@@ -15,6 +15,7 @@ import { ensureBuilt } from '../helpers/build.js';
 import { controlPlaneCaller, killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
+import { freePort } from '../helpers/processes.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -64,7 +65,7 @@ interface Replica {
 describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under two replicas', { timeout: 600_000 }, () => {
   const instanceId = `fleet-${randomBytes(4).toString('hex')}`;
   const specId = `${instanceId}-alive`;
-  const replicas: Replica[] = [0, 1].map(() => ({ port: 30_000 + Math.floor(Math.random() * 10_000) }));
+  const replicas: Replica[] = [0, 1].map(() => ({ port: 0 }));
   const dockers = new Map(ENGINES.map((engine) => [engine.name, new Docker({ socketPath: engine.socket })]));
   /** Every sandbox the suite started and has not deleted, each wanted RUNNING unless the tests say otherwise. */
   const suiteSandboxes: string[] = [];
@@ -152,6 +153,8 @@ describe.runIf(mainEngine && process.env.DATABASE_URL)('a fleet of engines under
       SANDBOX_WARM_POOL: '0',
       DOCKER_ENGINES: ENGINES.map((engine) => `${engine.name}=unix://${engine.socket}@${engine.host}`).join(','),
     };
+    // Asked for here rather than drawn at random: a random one may be a port some connection already holds.
+    for (const replica of replicas) replica.port = await freePort();
     // One after the other, so that the database is migrated once.
     a.process = await spawnControlPlane(a.port, env);
     b.process = await spawnControlPlane(b.port, env);

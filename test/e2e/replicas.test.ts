@@ -9,6 +9,7 @@ import { ensureBuilt } from '../helpers/build.js';
 import { controlPlaneCaller, killProcess, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { ALIVE_SERVER_COMMAND, connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
+import { freePort } from '../helpers/processes.js';
 
 const KEY = 'replicas-test-key-0123456789';
 const LEASE_HELD = /^sandbox_server_lease_held\{lease="reconciler\/local"\} 1$/m;
@@ -28,7 +29,7 @@ interface Replica {
 describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on one PostgreSQL', { timeout: 300_000 }, () => {
   const instanceId = `replicas-${randomBytes(4).toString('hex')}`;
   const specId = `${instanceId}-alive`;
-  const replicas: Replica[] = ['a', 'b'].map((name) => ({ name, port: 30_000 + Math.floor(Math.random() * 10_000) }));
+  const replicas: Replica[] = ['a', 'b'].map((name) => ({ name, port: 0 }));
   const sandboxIds: string[] = [];
   const createsBySandbox = new Map<string, number>();
   let database: { url: string; drop(): Promise<void> };
@@ -89,6 +90,8 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
         if (sandboxId) createsBySandbox.set(sandboxId, (createsBySandbox.get(sandboxId) ?? 0) + 1);
       }
     });
+    // Asked for here rather than drawn at random: a random one may be a port some connection already holds.
+    for (const replica of replicas) replica.port = await freePort();
     // One after the other, so that the first is the first holder (the database is migrated once).
     await start(replicas[0] as Replica);
     await start(replicas[1] as Replica);
