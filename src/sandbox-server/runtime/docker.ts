@@ -90,9 +90,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     const labels = { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId };
     return createNetwork(name, access, labels, async (sameBridge) => {
       // The bridge is named after the network, so either conflict means another create of this
-      // sandbox's network got there first (or a stranger holds the name).
-      const [ours] = await networksOf(request.sandboxId);
-      if (ours) return ours.Id;
+      // sandbox's network got there first (or a stranger holds the name). The engine reserves the
+      // name before the winner's network is listed, so a missing winner is waited for briefly.
+      for (let attempt = 0; attempt < NAME_CONFLICT_ATTEMPTS; attempt++) {
+        const [ours] = await networksOf(request.sandboxId);
+        if (ours) return ours.Id;
+        await sleep(NAME_CONFLICT_WAIT_MS);
+      }
       throw new RuntimeError(`network name ${name} is taken by a network this control plane does not own`, !sameBridge);
     });
   }
