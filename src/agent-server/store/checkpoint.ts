@@ -192,8 +192,8 @@ async function readFrom(handle: FileHandle): Promise<Checkpoint> {
   const header = JSON.parse((await readBytes(handle, MAGIC.length + 4, headerLength)).toString('utf8')) as Header;
 
   const columns: Record<string, Column> = {};
+  const reads: { bytes: Buffer; offset: number }[] = [];
   let offset = aligned(MAGIC.length + 4 + headerLength);
-  let crc = 0;
   for (const section of header.sections) {
     const Constructor = CONSTRUCTORS[section.type];
     if (!Constructor || !Number.isSafeInteger(section.length) || section.length < 0) throw new UnusableCheckpointError(`section ${section.name} is malformed`);
@@ -201,11 +201,16 @@ async function readFrom(handle: FileHandle): Promise<Checkpoint> {
     const column = new Constructor(capacity);
     const bytes = Buffer.from(column.buffer, 0, section.length * column.BYTES_PER_ELEMENT);
     if (offset + bytes.length > fileSize) throw new UnusableCheckpointError('it is torn');
-    await readInto(handle, bytes, offset);
-    crc = crc32(bytes, crc);
+    reads.push({ bytes, offset });
     columns[section.name] = column;
     offset = aligned(offset + bytes.length);
   }
+  // All reads at once: filling fresh memory is bound by page faults, which the thread pool takes on
+  // every core (a 118 MB checkpoint read in 40 ms instead of 75 on two cores). A failed read leaves
+  // none behind: closing the handle waits for its pending reads.
+  await Promise.all(reads.map(({ bytes, offset }) => readInto(handle, bytes, offset)));
+  let crc = 0;
+  for (const { bytes } of reads) crc = crc32(bytes, crc);
   if (crc !== header.crc) throw new UnusableCheckpointError('its contents do not match their checksum');
   return {
     logEnd: header.logEnd,

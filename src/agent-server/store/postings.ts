@@ -8,7 +8,7 @@
  */
 export class PostingList {
   /** positions[0..size): in (timestamp, position) order. */
-  positions = new Int32Array(16);
+  positions: Int32Array;
   size = 0;
   /** How many of the positions have searchable text: lists with none are skipped by a `body` filter. */
   texts = 0;
@@ -16,7 +16,10 @@ export class PostingList {
   constructor(
     readonly kind: number,
     readonly source: number,
-  ) {}
+    capacity: number,
+  ) {
+    this.positions = new Int32Array(Math.max(capacity, 1));
+  }
 
   /** Adds a position that sorts after every position already in the list. */
   push(position: number, hasText: boolean): void {
@@ -37,14 +40,19 @@ export class Postings {
 
   /** Adds a position that sorts after every position already in its pair's list. */
   push(kind: number, source: number, position: number, hasText: boolean): void {
-    const sources = (this.byKind[kind] ??= []);
-    let list = sources[source];
-    if (list === undefined) {
-      list = new PostingList(kind, source);
-      sources[source] = list;
-      this.all.push(list);
-    }
-    list.push(position, hasText);
+    (this.byKind[kind]?.[source] ?? this.add(kind, source, 16)).push(position, hasText);
+  }
+
+  /** Makes room in the pair's list, still empty, for `capacity` positions. */
+  reserve(kind: number, source: number, capacity: number): void {
+    this.add(kind, source, capacity);
+  }
+
+  private add(kind: number, source: number, capacity: number): PostingList {
+    const list = new PostingList(kind, source, capacity);
+    (this.byKind[kind] ??= [])[source] = list;
+    this.all.push(list);
+    return list;
   }
 
   /** The lists of every pair matching the codes (-1: any), holding at least one position (or text, with `withText`). */
