@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
@@ -7,7 +5,7 @@ import { engines } from '../../../src/sandbox-server/db/schema.js';
 import { Drainer } from '../../../src/sandbox-server/engines/drainer.js';
 import { logger } from '../../../src/logger.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
-import { insertSandbox, insertSpec, readSandbox } from '../reconciler/fixtures.js';
+import { insertSandbox, insertSpec, readSandbox, startIdleReportingAgentServer } from '../reconciler/fixtures.js';
 
 /** Which running sandboxes a drain judges idle; the moves themselves are test/e2e/drain.test.ts's. */
 describe.each(testDrivers)('Drainer (%s)', (driver) => {
@@ -20,15 +18,7 @@ describe.each(testDrivers)('Drainer (%s)', (driver) => {
   });
 
   it('leaves a sandbox idle by its traffic on a draining engine while its agent works, and moves one whose agent idles too', async () => {
-    // A stand-in agent-server per session key: how long its agent did nothing, as /server_info says.
-    const agentIdleSeconds = new Map<string, number>();
-    const agentServer = createServer((request, response) => {
-      const seconds = agentIdleSeconds.get(String(request.headers['x-session-api-key']));
-      if (request.url !== '/server_info' || seconds === undefined) return response.writeHead(401).end();
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ title: 'agent-server', version: '1', uptime: 3600, idle_time: seconds, docs: '/docs' }));
-    });
-    await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+    const agentServer = await startIdleReportingAgentServer();
     const moves: string[] = [];
     try {
       await handle.db.update(engines).set({ state: 'DRAINING' }).where(eq(engines.name, 'local'));
@@ -40,12 +30,12 @@ describe.each(testDrivers)('Drainer (%s)', (driver) => {
         containerId: 'c',
         lastActiveAt: new Date(Date.now() - 3_600_000),
         hostAddress: '127.0.0.1',
-        hostPorts: { AGENT_SERVER: (agentServer.address() as AddressInfo).port },
+        hostPorts: { AGENT_SERVER: agentServer.port },
       } as const;
       const working = await insertSandbox(handle.db, spec.id, { ...idleByTraffic, createdAt: new Date(Date.now() - 2_000) });
       const idle = await insertSandbox(handle.db, spec.id, { ...idleByTraffic, createdAt: new Date(Date.now() - 1_000) });
-      agentIdleSeconds.set(working.sessionApiKey, 2);
-      agentIdleSeconds.set(idle.sessionApiKey, 7_200);
+      agentServer.idleSeconds.set(working.sessionApiKey, 2);
+      agentServer.idleSeconds.set(idle.sessionApiKey, 7_200);
       const drainer = new Drainer({
         db: handle.db,
         log: logger.child({ test: 'drainer' }),
@@ -76,7 +66,7 @@ describe.each(testDrivers)('Drainer (%s)', (driver) => {
     } finally {
       await handle.db.update(engines).set({ state: 'ACTIVE' }).where(eq(engines.name, 'local'));
       await handle.db.delete(engines).where(eq(engines.name, 'other'));
-      await new Promise((resolve) => agentServer.close(resolve));
+      await agentServer.close();
     }
   });
 });

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../../src/sandbox-server/db/client.js';
@@ -42,4 +44,28 @@ export async function readSandbox(db: Database, id: string): Promise<SandboxRow>
 
 export async function setDesired(db: Database, id: string, desiredState: SandboxRow['desiredState']): Promise<void> {
   await db.update(sandboxes).set({ desiredState }).where(eq(sandboxes.id, id));
+}
+
+/** A stand-in agent-server on loopback answering `/server_info` with each session key's agent idle time. */
+export interface IdleReportingAgentServer {
+  port: number;
+  /** Seconds the agent did nothing, by session key; a key not here is refused with 401. */
+  idleSeconds: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startIdleReportingAgentServer(): Promise<IdleReportingAgentServer> {
+  const idleSeconds = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const seconds = idleSeconds.get(String(request.headers['x-session-api-key']));
+    if (request.url !== '/server_info' || seconds === undefined) return response.writeHead(401).end();
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ title: 'agent-server', version: '1', uptime: 3600, idle_time: seconds, docs: '/docs' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    idleSeconds,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

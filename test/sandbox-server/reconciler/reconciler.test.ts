@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
@@ -11,7 +9,7 @@ import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.
 import { sessionKeyDigest } from '../../../src/contracts/agent-server/session-key-digest.js';
 import { RuntimeError, type SandboxRuntime } from '../../../src/sandbox-server/runtime/index.js';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
-import { insertSandbox, insertSpec, readSandbox, setDesired } from './fixtures.js';
+import { insertSandbox, insertSpec, readSandbox, setDesired, startIdleReportingAgentServer } from './fixtures.js';
 
 describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) => {
   let handle: DatabaseHandle;
@@ -496,24 +494,16 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
   });
 
   it('spares a sandbox idle by its traffic whose agent worked since, asking its agent-server, and makes that work its last activity', async () => {
-    // A stand-in agent-server per session key: how long its agent did nothing, as /server_info says.
-    const agentIdleSeconds = new Map<string, number>();
-    const agentServer = createServer((request, response) => {
-      const seconds = agentIdleSeconds.get(String(request.headers['x-session-api-key']));
-      if (request.url !== '/server_info' || seconds === undefined) return response.writeHead(401).end();
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ title: 'agent-server', version: '1', uptime: 3600, idle_time: seconds, docs: '/docs' }));
-    });
-    await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+    const agentServer = await startIdleReportingAgentServer();
     try {
-      const port = (agentServer.address() as AddressInfo).port;
+      const port = agentServer.port;
       const spec = await insertSpec(handle.db, { idlePauseSeconds: 60 });
       const idleByTraffic = { status: 'RUNNING', lastActiveAt: new Date(Date.now() - 120_000), hostAddress: '127.0.0.1', hostPorts: { AGENT_SERVER: port } } as const;
       const working = await insertSandbox(handle.db, spec.id, idleByTraffic);
       const done = await insertSandbox(handle.db, spec.id, idleByTraffic);
       const cannotSay = await insertSandbox(handle.db, spec.id, idleByTraffic);
-      agentIdleSeconds.set(working.sessionApiKey, 5);
-      agentIdleSeconds.set(done.sessionApiKey, 600);
+      agentServer.idleSeconds.set(working.sessionApiKey, 5);
+      agentServer.idleSeconds.set(done.sessionApiKey, 600);
       const now = new Date();
 
       const applied = await applyPolicies(handle.db, [working, done, cannotSay].map((row) => ({ row, spec })), now);
@@ -522,7 +512,7 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
       expect(await readSandbox(handle.db, working.id)).toMatchObject({ desiredState: 'RUNNING', lastActiveAt: new Date(now.getTime() - 5_000) });
       expect((await readSandbox(handle.db, done.id)).desiredState).toBe('PAUSED');
     } finally {
-      await new Promise((resolve) => agentServer.close(resolve));
+      await agentServer.close();
     }
   });
 
