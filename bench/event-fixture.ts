@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredEvent } from '../src/agent-server/store/index.js';
 import { timestampMillis } from '../src/events/timestamp.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 export const START_MS = Date.UTC(2025, 0, 1);
 export const RARE_WORD = 'kubernetes';
@@ -29,17 +30,6 @@ const WORDS = (
   'check config server client request response value type module import export return async await ' +
   'string number array object path directory command output exit code install package version'
 ).split(' ');
-
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** MessageEvent text as the agent-server extracts it: the text parts of the message and extended content. */
 export function searchableText(event: StoredEvent): string | null {

@@ -10,7 +10,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { openEventLog, type EventQuery, type StoredEvent } from '../src/agent-server/store/index.js';
 import { timestampMillis } from '../src/events/timestamp.js';
-import { buildLogFile, eventFactory, fixtureDir, RARE_WORD, searchableText, seededRandom, START_MS, type BuiltLog } from './event-fixture.js';
+import { buildLogFile, eventFactory, fixtureDir, RARE_WORD, searchableText, START_MS, type BuiltLog } from './event-fixture.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 import { formatMs, formatRatio, measure, memoryAfterGc, percentile, printTable, type Latencies } from './measure.js';
 
 /** BENCH_EVENTS=100000 (a comma-separated list) measures other sizes, e.g. a small one while developing. */

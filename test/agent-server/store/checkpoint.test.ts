@@ -2,7 +2,8 @@ import { appendFile, copyFile, readFile, stat, truncate, writeFile } from 'node:
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEventLog, type EventLog, type EventLogOptions, type EventSortOrder, type StoredEvent } from '../../../src/agent-server/store/index.js';
-import { eventMaker, makeTempDir, messageText, naiveSearch, randomFilter, seededRandom, type EventMaker } from './fixtures.js';
+import { eventMaker, makeTempDir, messageText, naiveSearch, randomFilter, type EventMaker } from './fixtures.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 const RARE = 'zyzzyva';
 const ORDERS: EventSortOrder[] = ['TIMESTAMP', 'TIMESTAMP_DESC'];

@@ -9,7 +9,8 @@ import {
   UnknownPageIdError,
   type StoredEvent,
 } from '../../../src/agent-server/store/index.js';
-import { eventMaker, makeTempDir, messageText, seededRandom } from './fixtures.js';
+import { eventMaker, makeTempDir, messageText } from './fixtures.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 function event(id: string, timestamp: string, extra: Record<string, unknown> = {}): StoredEvent {
   return { id, kind: 'PauseEvent', source: 'user', timestamp, ...extra };

@@ -10,18 +10,6 @@ export async function makeTempDir(): Promise<{ dir: string; remove: () => Promis
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** mulberry32: a seeded generator, so a failing property run can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Text of a MessageEvent's content, as the agent-server's searchable text is built. */
 export function messageText(event: StoredEvent): string | null {
   if (event.kind !== 'MessageEvent') return null;

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEventLog, type EventLog, type EventQuery, type EventSortOrder, type StoredEvent } from '../../../src/agent-server/store/index.js';
-import { BASE_MS, eventMaker, makeTempDir, messageText, naiveSearch, seededRandom, type EventMaker } from './fixtures.js';
+import { BASE_MS, eventMaker, makeTempDir, messageText, naiveSearch, type EventMaker } from './fixtures.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 describe('paging while events are appended', () => {
   let log: EventLog;

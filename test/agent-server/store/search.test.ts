@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventLog, type EventFilter, type EventLog, type EventSortOrder, type StoredEvent } from '../../../src/agent-server/store/index.js';
-import { eventMaker, makeTempDir, messageText, naiveSearch, randomFilter, seededRandom } from './fixtures.js';
+import { eventMaker, makeTempDir, messageText, naiveSearch, randomFilter } from './fixtures.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 const ORDERS: EventSortOrder[] = ['TIMESTAMP', 'TIMESTAMP_DESC'];
 

@@ -2,7 +2,8 @@ import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptEventLogError, openEventLog, type StoredEvent } from '../../../src/agent-server/store/index.js';
-import { eventMaker, makeTempDir, seededRandom } from './fixtures.js';
+import { eventMaker, makeTempDir } from './fixtures.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 describe('event log recovery at open', () => {
   let file: string;
