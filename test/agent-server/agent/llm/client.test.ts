@@ -238,7 +238,9 @@ describe('createLlmClient', () => {
   });
 
   it('times out a call that gets no answer', async () => {
-    const { llm, client } = await scripted([{ hang: true }], { timeout_ms: 50, max_retries: 0 });
+    // Long enough for the request to reach the stand-in on a busy machine: at 50 ms it sometimes
+    // timed out before the stand-in had seen it.
+    const { llm, client } = await scripted([{ hang: true }], { timeout_ms: 1_000, max_retries: 0 });
 
     const error = await failure(client.complete({ messages: MESSAGES }));
 
