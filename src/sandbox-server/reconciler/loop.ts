@@ -64,6 +64,8 @@ const CHANGE_CONCURRENCY = 4;
 const PASS_CONCURRENCY = 8;
 /** A create that has not settled after this long is forgotten (the engine may have hung). */
 const CREATE_MEMORY_MS = 60_000;
+/** Container events after which the engine's listing may still show the state before them. */
+const LISTING_LAGS = new Set(['die', 'oom', 'stop', 'kill', 'pause', 'unpause', 'destroy']);
 /** A healthy engine's last-seen time is written at most this often. */
 const HEALTH_HEARTBEAT_MS = 30_000;
 /** How long stop() waits for the work under way. */
@@ -182,7 +184,10 @@ export class Reconciler {
 
   /**
    * The engine's listing can lag its events (a container listed as running after its `die`), so the
-   * containers an event names are inspected by the pass it triggers instead of read from the listing.
+   * containers such an event names are inspected by the pass it triggers instead of read from the
+   * listing. Only events of a container that stopped or froze: an inspect waits for a container
+   * being started, which under gVisor takes a second or two, and a burst's passes each waited that
+   * long for the `create` and `start` events of the containers still starting.
    */
   private onRuntimeEvent(event: RuntimeEvent): void {
     if (event.action === ENGINE_DISCONNECTED) {
@@ -190,7 +195,7 @@ export class Reconciler {
       this.reportHealth(false, 'its event stream ended');
     }
     if (!event.sandboxId) return this.kick();
-    if (event.containerId) {
+    if (event.containerId && LISTING_LAGS.has(event.action)) {
       const containers = this.evented.get(event.sandboxId) ?? new Set<string>();
       containers.add(event.containerId);
       this.evented.set(event.sandboxId, containers);

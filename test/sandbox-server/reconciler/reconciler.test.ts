@@ -137,6 +137,18 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     await vi.waitFor(() => expect(callsOf('list').slice(listed)).toContainEqual({ verb: 'list', target: '' }), { timeout: 10_000 });
   });
 
+  it('inspects a container after its die, but not after its create and start: an inspect waits for a container being started', async () => {
+    const sandbox = await newSandbox();
+    const r = reconciler();
+    await r.start();
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'), { timeout: 10_000 });
+    const [container] = fake.containers();
+    expect(callsOf('inspect')).toEqual([]);
+
+    fake.kill(container!.containerId);
+    await vi.waitFor(() => expect(callsOf('inspect')).toContainEqual({ verb: 'inspect', target: container!.containerId }), { timeout: 10_000 });
+  });
+
   it('asks /alive on the published loopback port with the sandbox key', async () => {
     const asked: [string, string][] = [];
     const sandbox = await newSandbox();
