@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { sessionKeyDigestBytes } from '../contracts/agent-server/session-key-digest.js';
 import { UnauthorizedError } from '../errors/index.js';
 
 export const SESSION_KEY_HEADER = 'X-Session-API-Key';
@@ -24,7 +25,7 @@ export type SessionKeyDigests = readonly Buffer[];
 
 /** `keys` in plain text and `hexDigests` (64 hex digits each) as one list of digests. */
 export function sessionKeyDigestsOf(keys: readonly string[], hexDigests: readonly string[] = []): SessionKeyDigests {
-  return [...keys.map(sha256), ...hexDigests.map((hex) => Buffer.from(hex, 'hex'))];
+  return [...keys.map(sessionKeyDigestBytes), ...hexDigests.map((hex) => Buffer.from(hex, 'hex'))];
 }
 
 /**
@@ -35,16 +36,12 @@ export function sessionKeyDigestsOf(keys: readonly string[], hexDigests: readonl
 export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string | undefined | null): boolean {
   if (accepted.length === 0) return true;
   if (typeof candidate !== 'string') return false;
-  const digest = sha256(candidate);
+  const digest = sessionKeyDigestBytes(candidate);
   let valid = false;
   for (const key of accepted) {
     if (timingSafeEqual(key, digest)) valid = true;
   }
   return valid;
-}
-
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }
 
 /**

@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
  */
 export const SESSION_KEY_DIGEST_ENV = 'SESSION_API_KEY_SHA256';
 
-/** The lower-case hex SHA-256 of the key's UTF-8 bytes, as SESSION_API_KEY_SHA256 holds it. */
+/**
+ * The SHA-256 of the key's UTF-8 bytes: what the agent-server compares a presented key by. One
+ * definition for both sides, so the digest the control plane sets is the one the server computes.
+ */
+export function sessionKeyDigestBytes(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+/** The digest in lower-case hex, as SESSION_API_KEY_SHA256 holds it. */
 export function sessionKeyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sessionKeyDigestBytes(key).toString('hex');
 }
