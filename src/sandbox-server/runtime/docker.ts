@@ -90,13 +90,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     const labels = { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId };
     return createNetwork(name, access, labels, async (sameBridge) => {
       // The bridge is named after the network, so either conflict means another create of this
-      // sandbox's network got there first (or a stranger holds the name). The engine reserves the
-      // name before the winner's network is listed, so a missing winner is waited for briefly.
-      for (let attempt = 0; attempt < NAME_CONFLICT_ATTEMPTS; attempt++) {
-        const [ours] = await networksOf(request.sandboxId);
-        if (ours) return ours.Id;
-        await sleep(NAME_CONFLICT_WAIT_MS);
-      }
+      // sandbox's network got there first (or a stranger holds the name).
+      const ours = await winnerOf(async () => (await networksOf(request.sandboxId))[0]);
+      if (ours) return ours.Id;
       throw new RuntimeError(`network name ${name} is taken by a network this control plane does not own`, !sameBridge);
     });
   }
@@ -187,21 +183,18 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     return observation;
   }
 
-  /**
-   * The container that won a name conflict, if it is this sandbox's and ours. The engine reserves a
-   * name before the winner's container can be inspected, so a missing winner is waited for briefly.
-   */
+  /** The container that won a name conflict, if it is this sandbox's and ours. */
   async function adoptByName(request: ContainerRequest): Promise<ContainerObservation> {
     const name = containerNameFor(request.sandboxId);
-    let info: Docker.ContainerInspectInfo | undefined;
-    for (let attempt = 0; !info; attempt++) {
+    const info = await winnerOf(async () => {
       try {
-        info = await docker.getContainer(name).inspect();
+        return await docker.getContainer(name).inspect();
       } catch (error) {
-        if (statusCodeOf(error) !== 404 || attempt >= NAME_CONFLICT_ATTEMPTS) throw toRuntimeError(error, 'inspect after name conflict');
-        await sleep(NAME_CONFLICT_WAIT_MS);
+        if (statusCodeOf(error) === 404) return undefined;
+        throw toRuntimeError(error, 'inspect after name conflict');
       }
-    }
+    });
+    if (!info) throw new RuntimeError(`docker inspect after name conflict failed: no container ${name} appeared`, false);
     const labels = info.Config.Labels ?? {};
     if (labels[LABEL_INSTANCE] !== instanceId || labels[LABEL_SANDBOX_ID] !== request.sandboxId) {
       throw new RuntimeError(`container name ${name} is taken by a container this control plane does not own`, true);
@@ -475,6 +468,18 @@ function createOptionsFor(
       RestartPolicy: { Name: 'no' },
     },
   };
+}
+
+/**
+ * What `find` finds of the winner of a name conflict (a container or network), asked again for a
+ * short while: the engine reserves a name before it shows what took it. undefined if nothing shows.
+ */
+async function winnerOf<T>(find: () => Promise<T | undefined>): Promise<T | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const found = await find();
+    if (found !== undefined || attempt >= NAME_CONFLICT_ATTEMPTS) return found;
+    await sleep(NAME_CONFLICT_WAIT_MS);
+  }
 }
 
 function observationFromInspect(info: Docker.ContainerInspectInfo, publishHost: string): ContainerObservation {
