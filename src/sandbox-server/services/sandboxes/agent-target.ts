@@ -4,9 +4,7 @@ import { type AgentServerTarget, agentServerTarget } from '../../proxy/forward-h
 
 /** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
 export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
-  const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
-  if (row.status !== 'RUNNING' || port === undefined || row.hostAddress === null) return null;
-  return agentServerTarget(row.hostAddress, port, row.sessionApiKey);
+  return row.status === 'RUNNING' ? publishedTargetOf(row) : null;
 }
 
 /**
@@ -14,7 +12,12 @@ export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
  * port published, or null: it may answer before the reconciler has seen it answer.
  */
 export function startingAgentTargetOf(row: SandboxRow): AgentServerTarget | null {
+  return row.status === 'STARTING' && row.desiredState === 'RUNNING' ? publishedTargetOf(row) : null;
+}
+
+/** Where the sandbox's container publishes its agent-server, whatever its status; null when it does not. */
+function publishedTargetOf(row: SandboxRow): AgentServerTarget | null {
   const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
-  if (row.status !== 'STARTING' || row.desiredState !== 'RUNNING' || port === undefined || row.hostAddress === null) return null;
+  if (port === undefined || row.hostAddress === null) return null;
   return agentServerTarget(row.hostAddress, port, row.sessionApiKey);
 }
