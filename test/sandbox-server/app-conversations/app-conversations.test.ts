@@ -403,6 +403,40 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     ws.close();
   });
 
+  it('writes proxied traffic as activity at most once a second per sandbox, however many requests pass', async () => {
+    const sandbox = (await h.request('POST', '/api/v1/sandboxes', {}, SandboxInfoSchema)).body.id;
+    await vi.waitFor(async () => expect((await h.request('GET', `/api/v1/sandboxes?id=${sandbox}`, undefined, SandboxBatchSchema)).body[0]?.status).toBe('RUNNING'), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const lastActive = async () => (await handle.db.select().from(sandboxes).where(eq(sandboxes.id, sandbox)))[0]?.lastActiveAt.getTime() ?? 0;
+    const stored = new Set<number>();
+    let requests = 0;
+    let sending = true;
+    // Every value the activity column takes while requests pass for 2.5 s: each write lands once
+    // and stays at least a second, so polling every 20 ms sees them all.
+    const watching = (async () => {
+      while (sending) {
+        stored.add(await lastActive());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const began = Date.now();
+    while (Date.now() - began < 2_500) {
+      expect((await h.request('GET', `/api/v1/sandboxes/${sandbox}/agent/alive`)).status).toBe(200);
+      requests++;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    sending = false;
+    await watching;
+    stored.add(await lastActive());
+
+    const written = [...stored].filter((at) => at >= began).sort((a, b) => a - b);
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    expect(requests).toBeGreaterThan(written.length * 5);
+    for (let i = 1; i < written.length; i++) expect(written[i]! - written[i - 1]!).toBeGreaterThanOrEqual(999);
+  });
+
   it('ends in ERROR with a detail for an unknown sandbox, a deleted sandbox and a failing agent-server', async () => {
     const unknown = await startReady({ sandbox_id: 'no-such-sandbox' });
     expect(unknown).toMatchObject({ status: 'ERROR', detail: 'Sandbox not found' });
