@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ConversationInfo, ConversationInfoSchema } from '../contracts/agent-server/conversation-info.js';
 import type { StartConversationRequestSchema } from '../contracts/agent-server/conversation-requests.js';
+import { type ServerInfo, ServerInfoSchema } from '../contracts/agent-server/server-info.js';
 import { UpstreamError } from '../errors/index.js';
 import type { AgentServerTarget } from './proxy/forward-http.js';
 
@@ -14,6 +15,8 @@ export interface AgentClient {
   getConversations(ids: string[]): Promise<(ConversationInfo | null)[]>;
   /** DELETE /api/conversations/{id}; an unknown conversation is success. */
   deleteConversation(id: string): Promise<void>;
+  /** GET /server_info: among others, how long its agents have done nothing. */
+  serverInfo(): Promise<ServerInfo>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -81,6 +84,9 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
       const path = `/api/conversations/${encodeURIComponent(id)}`;
       const answer = await send('DELETE', path);
       if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw failed('DELETE', path, answer);
+    },
+    serverInfo() {
+      return call(ServerInfoSchema, 'GET', '/server_info');
     },
   };
 }

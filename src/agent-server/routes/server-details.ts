@@ -1,17 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import packageJson from '../../../package.json' with { type: 'json' };
+import { type ServerInfo, ServerInfoSchema } from '../../contracts/agent-server/server-info.js';
 import { jsonContent } from './responses.js';
-
-export const ServerInfoSchema = z.object({
-  title: z.string(),
-  version: z.string(),
-  /** Seconds since the server started. */
-  uptime: z.number(),
-  /** Seconds since a conversation last changed. */
-  idle_time: z.number(),
-  /** Where the interactive API reference is served. */
-  docs: z.string(),
-});
 
 const StatusSchema = z.object({ status: z.string() });
 
@@ -70,7 +60,7 @@ export function registerServerDetails(app: OpenAPIHono, options: ServerDetailsOp
   app.openapi(aliveRoute, (c) => c.json({ status: 'ok' }, 200));
   app.openapi(healthRoute, (c) => c.json('OK' as const, 200));
   app.openapi(readyRoute, (c) => c.json({ status: 'ready' }, 200));
-  const serverInfo = (): z.output<typeof ServerInfoSchema> => ({
+  const serverInfo = (): ServerInfo => ({
     title: 'agent-server',
     version: packageJson.version,
     uptime: (Date.now() - options.startedAtMs) / 1000,

@@ -1,5 +1,5 @@
 import { and, eq, lt } from 'drizzle-orm';
-import { z } from 'zod';
+import { createAgentClient } from '../agent-client.js';
 import type { Database } from '../db/client.js';
 import { type SandboxRow, sandboxes } from '../db/schema.js';
 import type { AgentServerTarget } from '../proxy/forward-http.js';
@@ -7,24 +7,14 @@ import { agentTargetOf } from '../services/sandboxes/agent-target.js';
 
 const ASK_TIMEOUT_MS = 1_000;
 
-const ServerIdleSchema = z.object({ idle_time: z.number().nonnegative() });
-
 /** How long an agent-server has done no conversation work, in ms (0 while an agent runs); null when it cannot say. */
 export type AskAgentIdleMs = (target: AgentServerTarget) => Promise<number | null>;
 
-/** GET <agent-server>/server_info and read its `idle_time`; any failure is "cannot say". */
+/** Its /server_info `idle_time`; an agent-server that fails to answer, or answers oddly, cannot say. */
 export const askAgentIdleMs: AskAgentIdleMs = async (target) => {
   try {
-    const response = await fetch(`${target.baseUrl}/server_info`, {
-      headers: { 'X-Session-API-Key': target.sessionApiKey },
-      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return null;
-    }
-    const info = ServerIdleSchema.safeParse(await response.json());
-    return info.success ? info.data.idle_time * 1000 : null;
+    const { idle_time: idleSeconds } = await createAgentClient(target, { timeoutMs: ASK_TIMEOUT_MS }).serverInfo();
+    return idleSeconds >= 0 ? idleSeconds * 1000 : null;
   } catch {
     return null;
   }

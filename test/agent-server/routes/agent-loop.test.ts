@@ -6,7 +6,7 @@ import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { ConversationInfoSchema } from '../../../src/contracts/agent-server/conversation-info.js';
 import { pageSchema } from '../../../src/contracts/paging.js';
 import { EventSchema } from '../../../src/events/index.js';
-import { ServerInfoSchema } from '../../../src/agent-server/routes/server-details.js';
+import { ServerInfoSchema } from '../../../src/contracts/agent-server/server-info.js';
 import { type ScriptedLlm, startScriptedLlm, text, toolCalls } from '../../helpers/scripted-llm.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { useTestAgentServer } from '../../helpers/agent-server.js';
-import { ServerInfoSchema } from '../../../src/agent-server/routes/server-details.js';
+import { ServerInfoSchema } from '../../../src/contracts/agent-server/server-info.js';
 
 const agent = useTestAgentServer();
 
