@@ -26,6 +26,7 @@ import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, SnapshotEngine } from './services/context.js';
+import type { DefaultLimits } from './services/sandbox-specs/default-spec.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
 import { ObservedWrites } from './services/sandboxes/observed-writes.js';
 import type { EngineIdentity } from './engines/engine-identity.js';
@@ -43,6 +44,8 @@ export interface SandboxServerAppOptions {
   maxRunningSandboxes: number;
   /** Default runc, nothing checked: what tests without an engine need. */
   runtimes?: EngineRuntimes;
+  /** The limits of specs created without them (SANDBOX_DEFAULT_*); DEFAULT_LIMITS when absent. */
+  defaultLimits?: DefaultLimits;
   /** LLM defaults and timeouts of app conversations. */
   appConversations?: AppConversationSettings;
   /** The registry /metrics serves; the server shares it with the reconciler. */
@@ -121,6 +124,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },
+    defaultLimits: options.defaultLimits,
     snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
     agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),

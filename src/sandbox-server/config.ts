@@ -91,17 +91,22 @@ export const CONFIG_VARIABLES = {
   SANDBOX_DEFAULT_MEMORY_MB: variable({
     schema: integer(16),
     default: '2048',
-    help: 'Memory limit of the default sandbox spec, in MB; a sandbox over it is OOM-killed alone.',
+    help: 'Memory limit, in MB, of the default sandbox spec and of every spec created without memory_mb; a sandbox over it is OOM-killed alone.',
   }),
   SANDBOX_DEFAULT_PIDS: variable({
     schema: integer(16),
     default: '512',
-    help: 'Process limit of the default sandbox spec: a fork bomb stops there.',
+    help: 'Process limit of the default sandbox spec and of every spec created without pids_limit: a fork bomb stops there.',
   }),
   SANDBOX_DEFAULT_CPUS: variable({
     schema: z.coerce.number().positive().max(1024),
     default: '1',
-    help: 'CPU limit of the default sandbox spec (fractions allowed, e.g. 0.5).',
+    help: 'CPU limit of the default sandbox spec and of every spec created without cpus (fractions allowed, e.g. 0.5).',
+  }),
+  SANDBOX_DEFAULT_DISK_MB: variable({
+    schema: integer(16),
+    default: '10240',
+    help: "Disk limit, in MB, of a sandbox's writable layer and data volume together, for the default spec and every spec created without disk_mb; a sandbox over it is stopped (ERROR, with the reason).",
   }),
   SANDBOX_RUNTIME: variable({
     schema: z.enum(['auto', 'runc', 'runsc']),

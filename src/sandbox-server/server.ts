@@ -154,13 +154,13 @@ export async function startSandboxServer(
         'run it as root with iptables on the host; until then specs with network "none" are refused',
     );
   }
-  await ensureDefaultSandboxSpec(
-    database.db,
-    config.AGENT_SERVER_IMAGE,
-    { memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB, pidsLimit: config.SANDBOX_DEFAULT_PIDS, cpus: config.SANDBOX_DEFAULT_CPUS },
-    defaultRuntime.runtime,
-    config.SANDBOX_WARM_POOL,
-  );
+  const defaultLimits = {
+    memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB,
+    pidsLimit: config.SANDBOX_DEFAULT_PIDS,
+    cpus: config.SANDBOX_DEFAULT_CPUS,
+    diskMb: config.SANDBOX_DEFAULT_DISK_MB,
+  };
+  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE, defaultLimits, defaultRuntime.runtime, config.SANDBOX_WARM_POOL);
 
   const events = new EventFeed();
   await events.listen(database.listen);
@@ -217,6 +217,7 @@ export async function startSandboxServer(
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
+    defaultLimits,
     // Held in the database, so that the reconciler of the sandbox's engine honours it whichever replica snapshots.
     snapshots: {
       runtimeOf: (engine) => engines.runtimeOf(engine),

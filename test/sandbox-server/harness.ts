@@ -8,7 +8,7 @@ import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import type { EngineIdentity } from '../../src/sandbox-server/engines/engine-identity.js';
 import { engines, lifecycleEvents, sandboxes, sandboxSpecs, snapshots } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
-import { ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { type DefaultLimits, ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { readAnswer, type Answer } from '../helpers/answer.js';
 import { openTestDatabase, type TestDriver } from '../helpers/database.js';
 
@@ -44,6 +44,7 @@ export async function openTestApp(
     maxRunningSandboxes?: number;
     apiKeys?: string[];
     runtimes?: EngineRuntimes;
+    defaultLimits?: DefaultLimits;
     maxRequestBodyBytes?: number;
     /** Called after each kick is recorded, e.g. to stand in for a reconciler's verdict. */
     onKick?: (db: DatabaseHandle['db'], sandboxId: string | undefined) => void;
@@ -70,6 +71,7 @@ export async function openTestApp(
     events,
     runtimes: options.runtimes ?? { default: 'runc', available: ['runc', 'runsc'] },
     ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
+    ...(options.defaultLimits && { defaultLimits: options.defaultLimits }),
   });
   return {
     app,

@@ -53,6 +53,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   cpus: real('cpus'),
   memoryMb: integer('memory_mb'),
   pidsLimit: integer('pids_limit'),
+  /** Most MB its sandbox's writable layer and data volume may hold together; null: no limit. */
+  diskMb: integer('disk_mb'),
   /** The engine's OCI runtime for the spec's containers (our extension); rows from before it ran runc. */
   runtime: text('runtime', { enum: OCI_RUNTIMES }).notNull().default('runc'),
   /** What its sandboxes' own networks reach (our extension); rows from before it reached the internet. */

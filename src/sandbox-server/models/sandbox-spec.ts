@@ -21,9 +21,13 @@ export const SandboxSpecInfoSchema = z
     created_at: z.string().openapi({ format: 'date-time' }),
     image: z.string(),
     exposed_ports: z.array(ExposedPortSchema),
-    cpus: z.number().nullable(),
-    memory_mb: z.number().int().nullable(),
-    pids_limit: z.number().int().nullable(),
+    cpus: z.number().nullable().openapi({ description: 'CPU limit of each sandbox; null: none' }),
+    memory_mb: z.number().int().nullable().openapi({ description: 'Memory limit of each sandbox in MB; null: none' }),
+    pids_limit: z.number().int().nullable().openapi({ description: 'Most processes each sandbox may run; null: none' }),
+    disk_mb: z.number().int().nullable().openapi({
+      description:
+        "Most MB each sandbox's writable layer and data volume may hold together (our extension); a sandbox over it is stopped, ERROR with a status_detail saying so. null: none",
+    }),
     runtime: z.enum(OCI_RUNTIMES).openapi({ description: 'OCI runtime of its containers (our extension): runsc is gVisor, runc plain Docker' }),
     network: z.enum(SANDBOX_NETWORKS).openapi({
       description:
@@ -62,6 +66,9 @@ const INT32_MAX = 2_147_483_647;
 export const MAX_WARM_POOL_SIZE = 100;
 const AGENT_SERVER_PORT = { name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT };
 
+/** What the request schema says of each resource limit. */
+const LIMIT_DEFAULT = (setting: string) => `Absent: the server's ${setting}. null: no limit (asked for explicitly).`;
+
 /** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
 export const CreateSandboxSpecRequestSchema = z
   .object({
@@ -89,10 +96,12 @@ export const CreateSandboxSpecRequestSchema = z
       .default([AGENT_SERVER_PORT])
       .refine((ports) => new Set(ports.map((p) => p.name)).size === ports.length, 'port names must be unique')
       .refine((ports) => new Set(ports.map((p) => p.container_port)).size === ports.length, 'container ports must be unique'),
+    // Each limit left out is the server's default (SANDBOX_DEFAULT_*); only null asks for none.
     // Docker's smallest CPU share; smaller numbers would not fit the column (a 32-bit float) either.
-    cpus: z.number().min(0.01).max(1024).nullable().default(null),
-    memory_mb: z.number().int().min(16).max(INT32_MAX).nullable().default(null),
-    pids_limit: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
+    cpus: z.number().min(0.01).max(1024).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_CPUS') }),
+    memory_mb: z.number().int().min(16).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_MEMORY_MB') }),
+    pids_limit: z.number().int().min(1).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_PIDS') }),
+    disk_mb: z.number().int().min(16).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_DISK_MB') }),
     /** Absent: the server's SANDBOX_RUNTIME. */
     runtime: z.enum(OCI_RUNTIMES).optional(),
     network: z.enum(SANDBOX_NETWORKS).default('internet'),

@@ -2,6 +2,7 @@ import type { EngineIdentity } from '../engines/engine-identity.js';
 import type { OciRuntime } from '../../contracts/sandbox.js';
 import type { Database } from '../db/client.js';
 import type { SandboxRuntime } from '../runtime/runtime.js';
+import type { DefaultLimits } from './sandbox-specs/default-spec.js';
 
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
 export interface ReconcilerKick {
@@ -23,6 +24,8 @@ export interface ServiceContext {
   maxRunningSandboxes: number;
   /** The runtime a new spec gets when it names none, and the ones the engine has. */
   runtimes: EngineRuntimes;
+  /** The limits a new spec gets for each it leaves out (SANDBOX_DEFAULT_*); DEFAULT_LIMITS when absent. */
+  defaultLimits?: DefaultLimits;
   /** What snapshots need from the engine and the reconciler. */
   snapshots: SnapshotEngine;
   /** Counts each start of a spec that has a warm pool: served from it (hit) or cold (miss). */

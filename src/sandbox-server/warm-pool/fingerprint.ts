@@ -18,6 +18,7 @@ export function warmPoolFingerprint(spec: SandboxSpecRow, imageVersion: string |
     spec.cpus,
     spec.memoryMb,
     spec.pidsLimit,
+    spec.diskMb,
     spec.runtime,
     spec.network,
     spec.createdAt.toISOString(),

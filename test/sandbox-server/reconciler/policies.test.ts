@@ -16,6 +16,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     cpus: null,
     memoryMb: null,
     pidsLimit: null,
+    diskMb: null,
     runtime: 'runc',
     network: 'internet',
     idlePauseSeconds: null,

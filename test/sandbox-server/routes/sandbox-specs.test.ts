@@ -18,6 +18,7 @@ const DEFAULT_SPEC = {
   cpus: 1,
   memory_mb: 2048,
   pids_limit: 512,
+  disk_mb: 10_240,
   runtime: 'runc',
   network: 'internet',
   idle_pause_seconds: null,
@@ -83,13 +84,33 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
   });
 
   describe('POST /api/v1/sandbox-specs', () => {
-    it('creates a spec named after its image, with defaults', async () => {
+    it("creates a spec named after its image, with defaults: the server's resource limits included", async () => {
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', { image: 'python:3.12' });
       expect(status).toBe(201);
       expect(SandboxSpecInfoSchema.parse(body)).toEqual(body);
-      expect(body).toEqual({ ...DEFAULT_SPEC, id: 'python:3.12', image: 'python:3.12', is_default: false, cpus: null, memory_mb: null, pids_limit: null });
+      expect(body).toEqual({ ...DEFAULT_SPEC, id: 'python:3.12', image: 'python:3.12', is_default: false });
       expect((await t.call('GET', '/api/v1/sandbox-specs?id=python:3.12')).body).toEqual([body]);
     });
+
+    it('fills each limit left out from SANDBOX_DEFAULT_*, keeps those given, and has none only where null asks for none', async () => {
+      const limited = await openTestApp(driver, { defaultLimits: { memoryMb: 300, pidsLimit: 40, cpus: 0.25, diskMb: 700 } });
+      try {
+        const specOf = async (request: Record<string, unknown>) =>
+          (await limited.call('POST', '/api/v1/sandbox-specs', { image: 'img', ...request }, SandboxSpecInfoSchema)).body;
+        expect(await specOf({ id: 'omitted' })).toMatchObject({ memory_mb: 300, pids_limit: 40, cpus: 0.25, disk_mb: 700 });
+        expect(await specOf({ id: 'own', memory_mb: 64, disk_mb: 100 })).toMatchObject({ memory_mb: 64, pids_limit: 40, cpus: 0.25, disk_mb: 100 });
+        expect(await specOf({ id: 'unlimited', memory_mb: null, pids_limit: null, cpus: null, disk_mb: null })).toMatchObject({
+          memory_mb: null,
+          pids_limit: null,
+          cpus: null,
+          disk_mb: null,
+        });
+        const tooSmall = await limited.call('POST', '/api/v1/sandbox-specs', { image: 'img', disk_mb: 15 }, ValidationErrorSchema);
+        expect(tooSmall.body.detail[0]).toMatchObject({ loc: ['body', 'disk_mb'], type: 'greater_than_equal' });
+      } finally {
+        await limited.close();
+      }
+    }, 120_000);
 
     it('takes the runtime and network asked for, and refuses with 422 what the engine or the host cannot give', async () => {
       expect((await t.call('POST', '/api/v1/sandbox-specs', { id: 'gvisor', image: 'img', runtime: 'runsc' }, SandboxSpecInfoSchema)).body.runtime).toBe('runsc');
@@ -141,6 +162,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         cpus: 1.5,
         memory_mb: 2048,
         pids_limit: 512,
+        disk_mb: 4096,
         runtime: 'runsc',
         network: 'none',
         idle_pause_seconds: 600,

@@ -28,16 +28,17 @@ describe.each(testDrivers)('ensureDefaultSandboxSpec (%s)', (driver) => {
       memoryMb: 2048,
       pidsLimit: 512,
       cpus: 1,
+      diskMb: 10_240,
       isDefault: true,
       deletedAt: null,
     });
   });
 
   it("takes the operator's current limits at every start", async () => {
-    await ensureDefaultSandboxSpec(handle.db, 'agent:1', { memoryMb: 512, pidsLimit: 64, cpus: 0.5 });
-    expect((await specs())[0]).toMatchObject({ id: 'agent:1', memoryMb: 512, pidsLimit: 64, cpus: 0.5 });
+    await ensureDefaultSandboxSpec(handle.db, 'agent:1', { memoryMb: 512, pidsLimit: 64, cpus: 0.5, diskMb: 1024 });
+    expect((await specs())[0]).toMatchObject({ id: 'agent:1', memoryMb: 512, pidsLimit: 64, cpus: 0.5, diskMb: 1024 });
     await ensureDefaultSandboxSpec(handle.db, 'agent:1');
-    expect((await specs())[0]).toMatchObject({ memoryMb: 2048, pidsLimit: 512, cpus: 1 });
+    expect((await specs())[0]).toMatchObject({ memoryMb: 2048, pidsLimit: 512, cpus: 1, diskMb: 10_240 });
   });
 
   it('moves the default to a new image and back, keeping the old spec', async () => {

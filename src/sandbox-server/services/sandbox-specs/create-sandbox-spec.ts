@@ -3,10 +3,16 @@ import { ConflictError, validationError } from '../../../errors/index.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import type { CreateSandboxSpecRequest, SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';
+import { DEFAULT_LIMITS } from './default-spec.js';
 import { toSandboxSpecInfo } from './sandbox-spec-info.js';
 
+/** A limit left out takes the server's default; only an explicit null means none. */
+function limitOrDefault(requested: number | null | undefined, fallback: number): number | null {
+  return requested === undefined ? fallback : requested;
+}
+
 /**
- * Adds a spec; its id defaults to the image. An id in use is a 409. The id of a deleted spec may be
+ * Adds a spec; each resource limit it leaves out is the server's default (SANDBOX_DEFAULT_*); its id defaults to the image. An id in use is a 409. The id of a deleted spec may be
  * taken again: the deleted row (kept for the sandboxes that referenced it) is overwritten in the
  * same statement, so two parallel requests cannot both succeed.
  */
@@ -20,6 +26,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
   if (input.network === 'none' && firewallProblem) {
     throw validationError('body', ['network'], `network "none" needs host firewall rules the control plane could not install (${firewallProblem})`);
   }
+  const defaults = ctx.defaultLimits ?? DEFAULT_LIMITS;
   const values = {
     id: input.id ?? input.image,
     image: input.image,
@@ -27,9 +34,10 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     initialEnv: input.initial_env,
     workingDir: input.working_dir,
     exposedPorts: input.exposed_ports,
-    cpus: input.cpus,
-    memoryMb: input.memory_mb,
-    pidsLimit: input.pids_limit,
+    cpus: limitOrDefault(input.cpus, defaults.cpus),
+    memoryMb: limitOrDefault(input.memory_mb, defaults.memoryMb),
+    pidsLimit: limitOrDefault(input.pids_limit, defaults.pidsLimit),
+    diskMb: limitOrDefault(input.disk_mb, defaults.diskMb),
     runtime,
     network: input.network,
     idlePauseSeconds: input.idle_pause_seconds,

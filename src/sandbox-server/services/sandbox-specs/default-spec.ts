@@ -6,18 +6,23 @@ import { sandboxSpecs } from '../../db/schema.js';
 /** The workspace the agent-server's tools start in. */
 export const DEFAULT_WORKING_DIR = '/workspace';
 
-/** The default spec's resource limits (SANDBOX_DEFAULT_MEMORY_MB, _PIDS, _CPUS). */
+/**
+ * The resource limits every spec gets unless it names its own (SANDBOX_DEFAULT_MEMORY_MB, _PIDS,
+ * _CPUS, _DISK_MB): the default spec at every start, and each spec created without them.
+ */
 export interface DefaultLimits {
   memoryMb: number;
   pidsLimit: number;
   cpus: number;
+  /** The sandbox's writable layer and data volume together, in MB (the disk watchdog's limit). */
+  diskMb: number;
 }
 
 /**
  * Enough for an agent's builds and test runs, small enough that one runaway sandbox (a leak, a fork
- * bomb, a busy loop) leaves the machine and its neighbours working.
+ * bomb, a busy loop, a disk filler) leaves the machine and its neighbours working.
  */
-export const DEFAULT_LIMITS: DefaultLimits = { memoryMb: 2048, pidsLimit: 512, cpus: 1 };
+export const DEFAULT_LIMITS: DefaultLimits = { memoryMb: 2048, pidsLimit: 512, cpus: 1, diskMb: 10_240 };
 
 /**
  * Makes the spec that runs `agentServerImage` exist and be the only default; run at every start.

@@ -16,6 +16,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
     cpus: row.cpus,
     memory_mb: row.memoryMb,
     pids_limit: row.pidsLimit,
+    disk_mb: row.diskMb,
     runtime: row.runtime,
     network: row.network,
     idle_pause_seconds: row.idlePauseSeconds,
