@@ -19,7 +19,9 @@ function lowered<Prefix extends string, const T extends readonly string[]>(prefi
 /**
  * `sandbox.created`, one per observed status (`sandbox.running`, ...), `sandbox.claimed` when a
  * start takes it from its spec's warm pool, `sandbox.moved` when a drain moved it to another engine
- * (`status_detail` names both), and `sandbox.deleted` once its container and data are gone.
+ * (`status_detail` names both), and `sandbox.deleted` (status `DELETED`) once its container and data
+ * are gone. An unclaimed warm-pool member has none: its claim records `sandbox.created`, then
+ * `sandbox.claimed`.
  */
 export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.claimed', 'sandbox.moved', 'sandbox.deleted'] as const;
 

@@ -97,7 +97,7 @@ describe.each(testDrivers)('sandbox lifecycle with the reconciler (%s)', (driver
           ['sandbox.running', 'STARTING', 'RUNNING'],
           ['sandbox.paused', 'RUNNING', 'PAUSED'],
           ['sandbox.running', 'PAUSED', 'RUNNING'],
-          ['sandbox.deleted', 'RUNNING', 'MISSING'],
+          ['sandbox.deleted', 'RUNNING', 'DELETED'],
         ]);
       },
       { timeout: 20_000, interval: 20 },

@@ -6,8 +6,11 @@ import { z } from 'zod';
 import { AppConversationStartTaskSchema } from '../../src/sandbox-server/models/app-conversation.js';
 import { SandboxInfoSchema, SandboxPageSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema, type SandboxSpecInfo } from '../../src/sandbox-server/models/sandbox-spec.js';
+import { type LifecycleEvent, LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
+import { CreatedWebhookSchema, WebhookDeliveryPageSchema } from '../../src/sandbox-server/models/webhook.js';
 import { openTestDatabase } from '../helpers/database.js';
-import { type Harness, openHarness } from './app-conversations/harness.js';
+import { API_KEY, type Harness, openHarness } from './app-conversations/harness.js';
+import { SseReader } from './lifecycle-events/sse.js';
 
 const WAIT = { timeout: 30_000, interval: 50 };
 const SPEC = 'warm';
@@ -92,6 +95,37 @@ describe('warm pools', () => {
     const after = await poolFull(2);
     expect(after.map((m) => m.id)).not.toContain(sandbox.id);
     expect(h.warmPoolClaims.at(-1)).toEqual({ specId: SPEC, hit: true });
+  });
+
+  it('keeps members out of lifecycle events, streams and webhooks until a start claims one, which then reads created, claimed', async () => {
+    const hook = await h.request('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: [] }, CreatedWebhookSchema);
+    expect(hook.status).toBe(201);
+    const pool = await poolFull(2);
+    const stream = new SseReader((await fetch(`${h.url}/api/v1/events/stream`, { headers: { authorization: `Bearer ${API_KEY}` } })).body!);
+    try {
+      for (const member of pool) {
+        const events = await h.request('GET', `/api/v1/events/search?sandbox_id=${member.id}`, undefined, LifecycleEventPageSchema);
+        expect(events.body.items).toEqual([]);
+      }
+
+      const sandbox = await start();
+      // The pool refills with members as invisible as these; the deletion is the last event to wait for.
+      await poolFull(2);
+      expect((await h.request('DELETE', `/api/v1/sandboxes/${sandbox.id}`)).status).toBe(200);
+      const seen: LifecycleEvent[] = [];
+      while (seen.at(-1)?.type !== 'sandbox.deleted') seen.push((await stream.take(1))[0]!.data);
+      expect(seen.map((e) => [e.sandbox_id, e.type, e.previous_status, e.status, e.status_detail])).toEqual([
+        [sandbox.id, 'sandbox.created', null, 'RUNNING', 'claimed from the warm pool'],
+        [sandbox.id, 'sandbox.claimed', 'RUNNING', 'RUNNING', 'claimed from the warm pool'],
+        [sandbox.id, 'sandbox.deleted', 'RUNNING', 'DELETED', 'deleted'],
+      ]);
+      // The webhook was given exactly the events the stream showed: none of a member's.
+      const deliveries = await h.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, undefined, WebhookDeliveryPageSchema);
+      expect(deliveries.body.items.map((d) => d.event_id).sort()).toEqual(seen.map((e) => e.id).sort());
+    } finally {
+      await stream.cancel();
+      await h.request('DELETE', `/api/v1/webhooks/${hook.body.id}`);
+    }
   });
 
   it('starts cold when the pool is empty', async () => {

@@ -240,7 +240,8 @@ async function isAlive(
 
 /**
  * Writes the observed columns if any changed; a new status (or the end of a deletion) also records
- * its lifecycle event, in the same transaction. Then tells `ctx.written` (the proxy's cached target).
+ * its lifecycle event, in the same transaction, unless the sandbox is an unclaimed warm-pool member,
+ * which no one can see. Then tells `ctx.written` (the proxy's cached target).
  */
 async function writeIfChanged(ctx: SandboxPassContext, row: SandboxRow, next: Observed): Promise<void> {
   const unchanged =
@@ -255,16 +256,23 @@ async function writeIfChanged(ctx: SandboxPassContext, row: SandboxRow, next: Ob
   if (unchanged) return;
   const event = statusEvent(row, next);
   await ctx.db.transaction(async (tx) => {
-    await tx
+    // The pool fingerprint as of this update: the row is locked from here, so a claim either
+    // committed before (the sandbox is someone's: its events count) or waits until after.
+    const [written] = await tx
       .update(sandboxes)
       .set({ ...next, updatedAt: new Date() })
-      .where(eq(sandboxes.id, row.id));
-    if (event) await recordEvent(tx, event);
+      .where(eq(sandboxes.id, row.id))
+      .returning({ poolFingerprint: sandboxes.poolFingerprint });
+    if (event && written?.poolFingerprint === null) await recordEvent(tx, event);
   });
   ctx.written(row.id);
 }
 
-/** The event a write announces: a deletion finishing, or a new status; none for a detail alone. */
+/**
+ * The event a write announces: a deletion finishing, or a new status; none for a detail alone. A
+ * deletion reads DELETED: the row keeps MISSING (OpenHands' statuses have no word for it), but to a
+ * reader of events the sandbox did not go missing, it was deleted as asked.
+ */
 function statusEvent(row: SandboxRow, next: Observed): NewLifecycleEvent | null {
   const deleted = row.deletedAt === null && next.deletedAt !== null;
   if (!deleted && row.status === next.status) return null;
@@ -274,7 +282,7 @@ function statusEvent(row: SandboxRow, next: Observed): NewLifecycleEvent | null 
     subjectId: row.id,
     sandboxId: row.id,
     previousStatus: row.status,
-    status: next.status,
+    status: deleted ? 'DELETED' : next.status,
     statusDetail: next.statusDetail,
   };
 }

@@ -66,7 +66,7 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
     return id;
   }
 
-  it('answers RUNNING with the member own key and URLs, makes it visible, and records sandbox.claimed once', async () => {
+  it('answers RUNNING with the member own key and URLs, makes it visible, and records sandbox.created and sandbox.claimed once', async () => {
     const member = await addMember();
     expect((await searchSandboxes(ctx, { limit: 10 })).items).toEqual([]);
 
@@ -85,7 +85,10 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
     expect(Date.parse(info.created_at)).toBeLessThanOrEqual(Date.now());
     expect((await searchSandboxes(ctx, { limit: 10 })).items.map((s) => s.id)).toEqual([member]);
     const events = await handle.db.select().from(lifecycleEvents).where(eq(lifecycleEvents.sandboxId, member));
-    expect(events.map((e) => e.type)).toEqual(['sandbox.claimed']);
+    expect(events.map((e) => [e.type, e.previousStatus, e.status])).toEqual([
+      ['sandbox.created', null, 'RUNNING'],
+      ['sandbox.claimed', 'RUNNING', 'RUNNING'],
+    ]);
     expect(claims).toEqual([{ specId: SPEC, hit: true }]);
     expect(refills).toBe(1);
   });

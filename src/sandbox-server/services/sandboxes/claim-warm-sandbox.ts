@@ -3,6 +3,8 @@ import { engines, type SandboxRow, sandboxes } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { Transaction } from '../context.js';
 
+const CLAIMED = 'claimed from the warm pool';
+
 export interface ClaimInput {
   specId: string;
   /** The pool's current fingerprint: members made from an older spec or image are not handed out. */
@@ -17,7 +19,8 @@ export interface ClaimInput {
  * is still unclaimed. Members on an UNREACHABLE, cordoned or draining engine are passed over. From
  * then on it is an ordinary sandbox: visible, counted against the running
  * limit, subject to its spec's idle and TTL rules from now (its creation time is the claim's).
- * The `sandbox.claimed` event commits with the claim.
+ * Its events commit with the claim: `sandbox.created` (from nothing to RUNNING), since a member's
+ * own events were never recorded (reconcile-sandbox.ts), then `sandbox.claimed`.
  */
 export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Promise<SandboxRow | null> {
   const ready = tx
@@ -48,13 +51,22 @@ export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Prom
     .returning();
   if (!row) return null;
   await recordEvent(tx, {
+    type: 'sandbox.created',
+    subjectKind: 'sandbox',
+    subjectId: row.id,
+    sandboxId: row.id,
+    previousStatus: null,
+    status: row.status,
+    statusDetail: CLAIMED,
+  });
+  await recordEvent(tx, {
     type: 'sandbox.claimed',
     subjectKind: 'sandbox',
     subjectId: row.id,
     sandboxId: row.id,
     previousStatus: row.status,
     status: row.status,
-    statusDetail: 'claimed from the warm pool',
+    statusDetail: CLAIMED,
   });
   return row;
 }

@@ -11,7 +11,9 @@ export type NewSandboxValues = Pick<
 
 /**
  * Records a new sandbox wanted RUNNING, for the reconciler to create, and its `sandbox.created`
- * event in the same transaction, so neither commits without the other.
+ * event in the same transaction, so neither commits without the other. A warm-pool member (one with
+ * a pool fingerprint) gets no event: it is nobody's sandbox until a start claims it, and its claim
+ * records `sandbox.created` then (claim-warm-sandbox.ts).
  */
 export async function insertSandbox(tx: Transaction, values: NewSandboxValues, statusDetail: string | null): Promise<SandboxRow> {
   const now = new Date();
@@ -27,6 +29,7 @@ export async function insertSandbox(tx: Transaction, values: NewSandboxValues, s
     })
     .returning();
   if (!row) throw new Error('insert returned no row');
+  if (row.poolFingerprint !== null) return row;
   await recordEvent(tx, {
     type: 'sandbox.created',
     subjectKind: 'sandbox',
