@@ -17,6 +17,7 @@ import type { ConversationContext } from './services/context.js';
 import { listConversationModels } from './services/conversations/list-conversation-models.js';
 import { getConversation } from './services/conversations/get-conversation.js';
 import { resumeConversations } from './services/conversations/resume-conversations.js';
+import { takeDataDir } from './conversations/data-owner.js';
 import { findEventLog } from './services/events/find-event-log.js';
 import { sendSocketMessage } from './services/events/send-socket-message.js';
 import { registerAcpConversationRoutes } from './routes/acp-conversations/index.js';
@@ -46,6 +47,8 @@ export interface AgentServerOptions {
   workspaceDir?: string;
   /** Largest request body accepted, in bytes; DEFAULT_MAX_REQUEST_BODY_BYTES when absent. */
   maxRequestBodyBytes?: number;
+  /** Whose data `dataDir` holds (a sandbox's id): data recorded under another is a copy (conversations/data-owner.ts). */
+  dataOwner?: string;
 }
 
 /** 64 MB: an import of a long conversation fits; a body that would exhaust memory does not. */
@@ -66,7 +69,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const startedAtMs = Date.now();
   const conversations = await ConversationRegistry.open({ dataDir: options.dataDir, agentUser: options.agentUser });
   const ctx: ConversationContext = { conversations };
-  resumeConversations(ctx);
+  await resumeConversations(ctx, await takeDataDir(options.dataDir, options.dataOwner));
   const app = createApiApp();
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const metrics = createMetrics();

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { DATA_OWNER_ENV } from '../contracts/agent-server/data-owner.js';
 import { SESSION_KEY_DIGEST_ENV } from '../contracts/agent-server/session-key-digest.js';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 
@@ -22,6 +23,10 @@ Options (each overrides its environment variable):
                         this user, and give it the files the agent-server writes for it; run as root
                         to use it. Env AGENT_USER.
                         Default: this process's user.
+  --data-owner <id>     Whose data the data directory holds (the control plane passes the sandbox's
+                        id), recorded there. Data recorded under another owner is a copy (a fork):
+                        its running conversations start paused instead of carrying on.
+                        Env ${DATA_OWNER_ENV}. Default: none (a restart always carries on).
   -h, --help            Show this help and exit.
 
 Environment:
@@ -61,6 +66,7 @@ const ConfigSchema = z
     sessionKeys: z.array(z.string()),
     sessionKeyDigests: z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each entry must be a SHA-256 digest as 64 hex digits')),
     agentUser: z.string().min(1, 'must not be empty').optional(),
+    dataOwner: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').regex(/^[^\s/]+$/, 'must not contain spaces or slashes').optional(),
     allowedHosts: z.array(z.string()),
     corsOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'every entry must be an origin such as https://ui.example.com')),
   })
@@ -98,6 +104,7 @@ const SETTING_NAMES: Record<string, string> = {
   logLevel: 'LOG_LEVEL',
   sessionKeyDigests: SESSION_KEY_DIGEST_ENV,
   agentUser: '--agent-user / AGENT_USER',
+  dataOwner: `--data-owner / ${DATA_OWNER_ENV}`,
   corsOrigins: 'CORS_ORIGINS',
 };
 
@@ -119,6 +126,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         'data-dir': { type: 'string' },
         'max-body-mb': { type: 'string' },
         'agent-user': { type: 'string' },
+        'data-owner': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -137,6 +145,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     sessionKeys: sessionKeysFromEnv(env),
     sessionKeyDigests: commaSeparated(env[SESSION_KEY_DIGEST_ENV]),
     agentUser: flags['agent-user'] ?? env['AGENT_USER'],
+    dataOwner: flags['data-owner'] ?? env[DATA_OWNER_ENV],
     allowedHosts: commaSeparated(env['ALLOWED_HOSTS']),
     corsOrigins: commaSeparated(env['CORS_ORIGINS']),
   });

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
       agentUser,
       browser: { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins },
       maxRequestBodyBytes: config.maxBodyMb * 1024 * 1024,
+      dataOwner: config.dataOwner,
     });
   } catch (error) {
     logger.fatal({ err: error, dataDir: config.dataDir }, 'agent-server cannot open its data directory');

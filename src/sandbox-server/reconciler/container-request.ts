@@ -1,4 +1,5 @@
 import type { SandboxRow, SandboxSpecRow } from '../db/schema.js';
+import { DATA_OWNER_ENV } from '../../contracts/agent-server/data-owner.js';
 import { SESSION_KEY_DIGEST_ENV, sessionKeyDigest } from '../../contracts/agent-server/session-key-digest.js';
 import type { ContainerRequest } from '../runtime/runtime.js';
 
@@ -14,7 +15,10 @@ export function networkNameFor(sandboxId: string): string {
  * The container a sandbox row asks for: its spec (run from the row's own image when it was started
  * from a snapshot), plus its own data volume and network, and the digest of its own session key in
  * its environment. Only the digest: the key never enters the container, so nothing the agent runs
- * there can find it, and the container can be started again without handing anything over.
+ * there can find it, and the container can be started again without handing anything over. Its id
+ * too, as the owner of the data in its volume: the agent-server of a sandbox started from a snapshot
+ * finds the original's id there and starts the conversations it finds running paused, rather than
+ * running them twice.
  */
 export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataMountPath: string): ContainerRequest {
   return {
@@ -22,7 +26,7 @@ export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataM
     specId: spec.id,
     image: row.image ?? spec.image,
     command: spec.command,
-    env: { ...spec.initialEnv, [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey) },
+    env: { ...spec.initialEnv, [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey), [DATA_OWNER_ENV]: row.id },
     workingDir: spec.workingDir,
     exposedPorts: spec.exposedPorts,
     cpus: spec.cpus,
