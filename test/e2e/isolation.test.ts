@@ -16,6 +16,8 @@ const docker = await connectDocker();
 const run = promisify(execFile);
 const SandboxBatchSchema = z.array(SandboxInfoSchema.nullable());
 const SpecBatchSchema = z.array(SandboxSpecInfoSchema.nullable());
+/** What `ip -j addr show` prints: each interface's addresses. */
+const IpAddrSchema = z.array(z.object({ addr_info: z.array(z.object({ local: z.string() })) }));
 
 /** What a sandbox can do to its neighbours and the machine, driven as an agent would: its own bash. */
 describe.runIf(docker)('sandbox isolation on Docker', () => {
@@ -147,6 +149,20 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     return { name, address: settings.IPAddress, gateway: settings.Gateway };
   }
 
+  /**
+   * The host's own address on the engine's default bridge, read from the host's interface (with
+   * `ip`, which also lists it while no container is attached and the link is down): the network's
+   * IPAM gateway is absent on an engine whose `bridge` network lost it.
+   */
+  async function defaultBridgeAddress(): Promise<string> {
+    const bridge = await engine.getNetwork('bridge').inspect();
+    const name = bridge.Options?.['com.docker.network.bridge.name'] ?? 'docker0';
+    const { stdout } = await run('ip', ['-j', '-4', 'addr', 'show', 'dev', name]);
+    const address = IpAddrSchema.parse(JSON.parse(stdout))[0]?.addr_info[0]?.local;
+    if (!address) throw new Error(`the host has no IPv4 address on the default bridge's interface ${name}`);
+    return address;
+  }
+
   /** A TCP listener the test opens on one of the host's own addresses, counting who connects. */
   async function listenOnHost(address: string): Promise<{ target: string; accepted: () => number; server: Server }> {
     let accepted = 0;
@@ -197,7 +213,7 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       const offlineNet = await networkOf(offline.id);
       expect(new Set([neighbourNet.name, onlineNet.name, offlineNet.name]).size).toBe(3);
       expect(onlineNet.name).not.toBe('bridge');
-      const docker0 = (await engine.getNetwork('bridge').inspect()).IPAM?.Config?.[0]?.Gateway as string;
+      const docker0 = await defaultBridgeAddress();
       const listeners = await Promise.all([docker0, onlineNet.gateway, offlineNet.gateway].map(listenOnHost));
       try {
         const [onDocker0, onOnlineBridge, onOfflineBridge] = listeners.map((l) => l.target) as [string, string, string];
@@ -271,11 +287,14 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     }
   });
 
-  it('reports "out of memory" for a sandbox whose main process the kernel killed at its limit', async () => {
+  // runc: the kernel kills the main process. runsc: it kills one of gVisor's own host processes and
+  // leaves the container stuck at its limit, which the Docker driver then ends.
+  it.each(['runc', 'runsc'] as const)('reports "out of memory" for a %s sandbox whose main process meets its limit', async (runtime) => {
     const hog = await startSandbox(
       {
-        id: `oom-${cp.instanceId}`,
+        id: `oom-${runtime}-${cp.instanceId}`,
         image: E2E_IMAGE,
+        runtime,
         command: ['node', '-e', 'const a = []; setInterval(() => a.push(Buffer.alloc(8 << 20, 1)), 10)'],
         exposed_ports: [],
         memory_mb: 64,

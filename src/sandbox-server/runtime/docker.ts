@@ -22,6 +22,7 @@ import { bridgeNameFor, formatCidr, type Ipv4Block, overlaps, parseCidr, parseRo
 import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.js';
 import { createDockerSnapshots } from './docker-snapshots.js';
 import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
+import { createMemoryWatchdog } from './docker-memory-watchdog.js';
 import { imageIdOn } from '../image/image-id.js';
 
 export interface DockerRuntimeOptions {
@@ -68,6 +69,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   const readRoutes = options.readRoutes ?? (() => readFile('/proc/net/route', 'utf8').catch(() => ''));
   /** Our sandboxes' containers: the instance label and a sandbox id (volume copies carry none). */
   const sandboxContainers = [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SANDBOX_ID];
+  const memoryWatchdog = createMemoryWatchdog({ docker, log });
   const spares = new SpareNetworks({ docker, instanceId, target: options.spareNetworks ?? 0, createNetwork: (name, access, labels) => createNetwork(name, access, labels), log });
 
   /** The networks labelled as this sandbox's, oldest first (two control planes may have raced to create one). */
@@ -285,7 +287,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       await spares.release(sandboxId);
     },
 
-    close: () => spares.close(),
+    close: async () => {
+      memoryWatchdog.close();
+      await spares.close();
+    },
 
     async removeNetwork(name) {
       await spares.remove(name);
@@ -378,7 +383,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
             for (const line of lines) {
               const event = parseEvent(line);
               if (!event) continue;
-              if (event.action === 'oom') oomEvented.add(event.containerId);
+              if (event.action === 'oom') {
+                oomEvented.add(event.containerId);
+                memoryWatchdog.watch(event.containerId);
+              }
               if (event.action === 'destroy') oomEvented.delete(event.containerId);
               onEvent(event);
             }

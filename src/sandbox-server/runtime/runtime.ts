@@ -29,7 +29,10 @@ export interface ContainerObservation {
   sandboxId: string;
   state: ContainerState;
   exitCode: number | null;
-  /** The kernel killed a process of the container at its memory limit (Docker's OOMKilled). */
+  /**
+   * The kernel killed a process of the container at its memory limit (Docker's OOMKilled), or the
+   * driver ended a container such a kill left stuck at its limit (gVisor's).
+   */
   oomKilled: boolean;
   /** container port name -> host port on the engine's advertise host */
   hostPorts: Record<string, number>;
