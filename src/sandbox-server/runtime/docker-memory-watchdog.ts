@@ -2,8 +2,12 @@ import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { statusCodeOf } from './docker-errors.js';
 
-/** Memory in use at or above this share of the limit counts as "at the limit". */
-const AT_LIMIT_SHARE = 0.99;
+/**
+ * Memory in use this close to the limit counts as "at the limit": 1% of it, and at least 4 MiB, as
+ * gVisor stuck at a small limit (64 MiB) stays ~0.7 MiB below it.
+ */
+const AT_LIMIT_MARGIN_SHARE = 0.01;
+const AT_LIMIT_MARGIN_BYTES = 4 * 1024 * 1024;
 
 export interface MemoryWatchdogOptions {
   docker: Docker;
@@ -43,10 +47,10 @@ export function createMemoryWatchdog(options: MemoryWatchdogOptions): MemoryWatc
     let atLimit = 0;
     let calm = 0;
     const sample = async () => {
-      const share = await memoryShareOf(docker, containerId);
+      const memory = await memoryOf(docker, containerId);
       if (closed || !watched.has(containerId)) return;
-      if (share === null) return void watched.delete(containerId);
-      if (share >= AT_LIMIT_SHARE) {
+      if (memory === null) return void watched.delete(containerId);
+      if (isAtLimit(memory)) {
         atLimit++;
         calm = 0;
       } else {
@@ -56,7 +60,7 @@ export function createMemoryWatchdog(options: MemoryWatchdogOptions): MemoryWatc
       if (calm >= calmSamples) return void watched.delete(containerId);
       if (atLimit >= stuckSamples) {
         watched.delete(containerId);
-        await end(containerId, share);
+        await end(containerId, memory);
         return;
       }
       watched.set(containerId, setTimeout(() => void sample(), sampleMs));
@@ -64,8 +68,8 @@ export function createMemoryWatchdog(options: MemoryWatchdogOptions): MemoryWatc
     watched.set(containerId, setTimeout(() => void sample(), sampleMs));
   }
 
-  async function end(containerId: string, share: number): Promise<void> {
-    log.warn({ containerId, memoryShare: Number(share.toFixed(4)) }, 'container stuck at its memory limit after an out-of-memory kill; killing it');
+  async function end(containerId: string, memory: MemoryInUse): Promise<void> {
+    log.warn({ containerId, ...memory }, 'container stuck at its memory limit after an out-of-memory kill; killing it');
     try {
       await docker.getContainer(containerId).kill({ signal: 'SIGKILL' });
     } catch (error) {
@@ -85,24 +89,34 @@ export function createMemoryWatchdog(options: MemoryWatchdogOptions): MemoryWatc
   };
 }
 
-/** The share of its limit a running container's memory takes, as `docker stats` counts it; null when it no longer runs or the engine cannot say. */
-async function memoryShareOf(docker: Docker, containerId: string): Promise<number | null> {
+/** A running container's memory in use and its limit, in bytes. */
+export interface MemoryInUse {
+  inUse: number;
+  limit: number;
+}
+
+export function isAtLimit(memory: MemoryInUse): boolean {
+  return memory.limit - memory.inUse <= Math.max(memory.limit * AT_LIMIT_MARGIN_SHARE, AT_LIMIT_MARGIN_BYTES);
+}
+
+/** A running container's memory as `docker stats` counts it; null when it no longer runs or the engine cannot say. */
+async function memoryOf(docker: Docker, containerId: string): Promise<MemoryInUse | null> {
   try {
     const stats = await docker.getContainer(containerId).stats({ stream: false, 'one-shot': true });
-    return memoryShare(stats.memory_stats);
+    return memoryInUse(stats.memory_stats);
   } catch {
     return null;
   }
 }
 
 /**
- * Memory in use over the limit, from the engine's memory stats: usage less the inactive file cache
- * the kernel can drop at will (cgroup v1 names it `total_inactive_file`, v2 `inactive_file`), as
- * `docker stats` shows it. null without a usage and a limit (a stopped container).
+ * Memory in use from the engine's memory stats: usage less the inactive file cache the kernel can
+ * drop at will (cgroup v1 names it `total_inactive_file`, v2 `inactive_file`), as `docker stats`
+ * shows it. null without a usage and a limit (a stopped container).
  */
-export function memoryShare(memory: Partial<Docker.MemoryStats> | undefined): number | null {
+export function memoryInUse(memory: Partial<Docker.MemoryStats> | undefined): MemoryInUse | null {
   if (!memory?.usage || !memory.limit) return null;
   const stats: Partial<Docker.MemoryStats['stats']> = memory.stats ?? {};
   const reclaimable = stats.total_inactive_file ?? stats.inactive_file ?? 0;
-  return Math.max(0, memory.usage - reclaimable) / memory.limit;
+  return { inUse: Math.max(0, memory.usage - reclaimable), limit: memory.limit };
 }

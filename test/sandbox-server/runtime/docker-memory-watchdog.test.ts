@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryWatchdog, memoryShare } from '../../../src/sandbox-server/runtime/docker-memory-watchdog.js';
+import { createMemoryWatchdog, isAtLimit, memoryInUse } from '../../../src/sandbox-server/runtime/docker-memory-watchdog.js';
 import { logger } from '../../../src/logger.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
@@ -53,10 +53,20 @@ describe('the memory watchdog', () => {
   });
 
   it('counts memory as docker stats does: usage less the inactive file cache (cgroup v1 or v2 names)', () => {
-    expect(memoryShare({ usage: LIMIT, limit: LIMIT, stats: { total_inactive_file: LIMIT / 2 } as Docker.MemoryStats['stats'] })).toBe(0.5);
-    expect(memoryShare({ usage: LIMIT, limit: LIMIT, stats: { inactive_file: LIMIT / 4 } as Docker.MemoryStats['stats'] })).toBe(0.75);
-    expect(memoryShare({ usage: 0, limit: LIMIT })).toBeNull();
-    expect(memoryShare(undefined)).toBeNull();
+    expect(memoryInUse({ usage: LIMIT, limit: LIMIT, stats: { total_inactive_file: LIMIT / 2 } as Docker.MemoryStats['stats'] })).toEqual({ inUse: LIMIT / 2, limit: LIMIT });
+    expect(memoryInUse({ usage: LIMIT, limit: LIMIT, stats: { inactive_file: LIMIT / 4 } as Docker.MemoryStats['stats'] })).toEqual({ inUse: LIMIT * 0.75, limit: LIMIT });
+    expect(memoryInUse({ usage: 0, limit: LIMIT })).toBeNull();
+    expect(memoryInUse(undefined)).toBeNull();
+  });
+
+  it('takes a container within 1% of its limit, and at least within 4 MiB, as at its limit', () => {
+    const MiB = 1024 * 1024;
+    // Seen under gVisor stuck at 256 MiB and at 64 MiB.
+    expect(isAtLimit({ inUse: 267_653_120, limit: 256 * MiB })).toBe(true);
+    expect(isAtLimit({ inUse: 66_347_008, limit: 64 * MiB })).toBe(true);
+    expect(isAtLimit({ inUse: 59 * MiB, limit: 64 * MiB })).toBe(false);
+    expect(isAtLimit({ inUse: 2028 * MiB, limit: 2048 * MiB })).toBe(true);
+    expect(isAtLimit({ inUse: 2020 * MiB, limit: 2048 * MiB })).toBe(false);
   });
 
   it('kills a container that stays at its limit, and leaves one whose memory fell back, one at its limit only in drop-able cache, and a gone one', async () => {
