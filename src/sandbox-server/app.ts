@@ -12,7 +12,7 @@ import { bodyLimit, jsonDepthLimit, rejectNulBytes } from '../http/request-guard
 import { createAgentClient } from './agent-client.js';
 import type { AppConversationContext, AppConversationSettings } from './services/app-conversations/context.js';
 import { StartTaskRunner } from './services/app-conversations/start-task-runner.js';
-import { apiKeyAuth, apiKeyChecker } from './auth.js';
+import { apiKeyAuth, apiKeyChecker, requireAdmin } from './auth.js';
 import type { Database } from './db/client.js';
 import { createActivityRecorder } from './services/sandboxes/record-activity.js';
 import { createProxyFastPath } from './proxy/fast-path.js';
@@ -37,8 +37,10 @@ export interface SandboxServerAppOptions {
   db: Database;
   /** The real Reconciler, or a recorder in tests. */
   reconciler: ReconcilerKick;
-  /** Keys accepted on /api; empty turns authentication off. */
+  /** Ordinary keys accepted on /api; with no admin keys either, authentication is off. */
   apiKeys: readonly string[];
+  /** Keys that may also administer the fleet (see auth.ts). */
+  adminKeys?: readonly string[];
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
   maxRunningSandboxes: number;
@@ -139,8 +141,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     targets,
     engineAvailable: async (sandboxId: string) => (await options.reconciler.engineAvailable?.(sandboxId)) ?? true,
   };
+  const keys = { user: options.apiKeys, admin: options.adminKeys ?? [] };
   const serveProxyFast = createProxyFastPath({
-    checkApiKey: apiKeyChecker(options.apiKeys),
+    checkApiKey: apiKeyChecker(keys),
     allowedHosts: options.browser?.allowedHosts ?? [],
     targets,
     recordActivity: routeDeps.recordActivity,
@@ -149,7 +152,8 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   });
 
   registerHealthRoutes(app, ctx);
-  app.use('/api/*', apiKeyAuth({ apiKeys: options.apiKeys }));
+  app.use('/api/*', apiKeyAuth(keys));
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], ['/api/v1/engines', '/api/v1/engines/*'], requireAdmin('Changing the engines'));
   app.use('/api/*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? 4 * 1024 * 1024, skip: isProxied }));
   app.use('/api/*', jsonDepthLimit({ skip: isProxied }));
   app.use('/api/*', rejectNulBytes({ skip: isProxied }));
@@ -167,7 +171,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     title: 'sandbox-server',
     version: '1',
     description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks, engines and a proxy to each sandbox agent-server.',
-    security: options.apiKeys.length > 0 ? [{ apiKey: [] }] : [],
+    security: keys.user.length + keys.admin.length > 0 ? [{ apiKey: [] }] : [],
   });
   const serveApp = getRequestListener(app.fetch);
   const listener: RequestListener = (req, res) => {

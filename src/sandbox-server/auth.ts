@@ -1,42 +1,102 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
-import { UnauthorizedError } from '../errors/index.js';
+import type { Context, MiddlewareHandler } from 'hono';
+import { ForbiddenError, UnauthorizedError } from '../errors/index.js';
 
-export interface ApiKeyAuthOptions {
-  /** Accepted keys; an empty list turns authentication off. */
-  apiKeys: readonly string[];
+/**
+ * What a key may do. `user` keys (SANDBOX_SERVER_API_KEYS) work with sandboxes, specs, snapshots,
+ * conversations, events and webhooks to public addresses; `admin` keys (SANDBOX_SERVER_ADMIN_KEYS)
+ * may also register, change, drain and remove engines and point webhooks at the private addresses
+ * WEBHOOK_ALLOWED_HOSTS names.
+ */
+export type Role = 'user' | 'admin';
+
+/** Who is calling, as far as the control plane tells callers apart. */
+export interface Caller {
+  role: Role;
+  /** Names the key (never derived from it: `user#2`, `admin#1`), or `keyless`, for per-key limits and logs. */
+  keyId: string;
+}
+
+export interface ApiKeys {
+  /** Ordinary keys. */
+  user: readonly string[];
+  /** Keys that may also administer the fleet. */
+  admin: readonly string[];
+}
+
+/**
+ * Without any key the control plane listens on loopback only (config.ts refuses anything else),
+ * and every caller is the operator on this machine: keyless mode is the single-user mode, and it
+ * administers the fleet as the operator would. Keys are what separate callers.
+ */
+export const KEYLESS_CALLER: Caller = { role: 'admin', keyId: 'keyless' };
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    caller: Caller;
+  }
 }
 
 /** What an `Authorization` header amounts to against the configured keys. */
 export type ApiKeyVerdict = 'accepted' | 'missing' | 'invalid';
 
 /**
- * Judges `Authorization: Bearer <key>` against the configured keys; with none, everything is
- * accepted. Keys are compared as SHA-256 digests with timingSafeEqual, and every key is compared,
- * so neither the time taken nor an early exit tells a caller how much of a guess was right or how
- * long the keys are.
+ * Judges `Authorization: Bearer <key>` against the configured keys; with none, every caller is
+ * KEYLESS_CALLER. Keys are compared as SHA-256 digests with timingSafeEqual, and every key is
+ * compared, so neither the time taken nor an early exit tells a caller how much of a guess was
+ * right, how long the keys are, or which list a key is in. A key in both lists is an admin key.
  */
-export function apiKeyChecker(apiKeys: readonly string[]): (authorization: string | undefined) => ApiKeyVerdict {
-  const digests = apiKeys.map(digest);
-  return function checkApiKey(authorization) {
-    if (digests.length === 0) return 'accepted';
+export function apiKeyIdentifier(keys: ApiKeys): (authorization: string | undefined) => Caller | 'missing' | 'invalid' {
+  const known = [
+    ...keys.user.map((key, index) => ({ digest: digest(key), caller: { role: 'user' as const, keyId: `user#${index + 1}` } })),
+    ...keys.admin.map((key, index) => ({ digest: digest(key), caller: { role: 'admin' as const, keyId: `admin#${index + 1}` } })),
+  ];
+  return function identify(authorization) {
+    if (known.length === 0) return KEYLESS_CALLER;
     const presented = bearerToken(authorization);
     if (presented === undefined) return 'missing';
     const candidate = digest(presented);
-    let matched = false;
-    for (const known of digests) matched = timingSafeEqual(known, candidate) || matched;
-    return matched ? 'accepted' : 'invalid';
+    let found: Caller | undefined;
+    for (const key of known) {
+      if (timingSafeEqual(key.digest, candidate) && found?.role !== 'admin') found = key.caller;
+    }
+    return found ?? 'invalid';
   };
 }
 
-/** Requires `Authorization: Bearer <key>` with one of the configured keys (see apiKeyChecker). */
-export function apiKeyAuth(options: ApiKeyAuthOptions): MiddlewareHandler {
-  const check = apiKeyChecker(options.apiKeys);
+/** Whether a header carries any configured key (see apiKeyIdentifier). */
+export function apiKeyChecker(keys: ApiKeys): (authorization: string | undefined) => ApiKeyVerdict {
+  const identify = apiKeyIdentifier(keys);
+  return function checkApiKey(authorization) {
+    const caller = identify(authorization);
+    return typeof caller === 'string' ? caller : 'accepted';
+  };
+}
+
+/** Requires `Authorization: Bearer <key>` with one of the configured keys, and sets `caller`. */
+export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler {
+  const identify = apiKeyIdentifier(keys);
   return async function requireApiKey(c, next) {
-    const verdict = check(c.req.header('authorization'));
-    if (verdict === 'accepted') return next();
+    const caller = identify(c.req.header('authorization'));
+    if (typeof caller !== 'string') {
+      c.set('caller', caller);
+      return next();
+    }
     c.header('WWW-Authenticate', 'Bearer');
-    throw new UnauthorizedError(verdict === 'missing' ? 'Not authenticated' : 'Invalid API key');
+    throw new UnauthorizedError(caller === 'missing' ? 'Not authenticated' : 'Invalid API key');
+  };
+}
+
+/** The caller apiKeyAuth identified; a request it did not see (none under /api) gets the least rights. */
+export function callerOf(c: Context): Caller {
+  return c.get('caller') ?? { role: 'user', keyId: 'unidentified' };
+}
+
+/** Lets only admin keys through (403 for others); `what` says what they were refused. */
+export function requireAdmin(what: string): MiddlewareHandler {
+  return async function adminOnly(c, next) {
+    if (callerOf(c).role !== 'admin') throw new ForbiddenError(`${what} needs an admin key (SANDBOX_SERVER_ADMIN_KEYS)`);
+    return next();
   };
 }
 

@@ -15,6 +15,11 @@ const hostList = () =>
     .string()
     .transform(commaSeparated)
     .pipe(z.array(z.string().regex(/^[a-zA-Z0-9.:[\]_-]+$/, 'every entry must be a bare host name, without scheme or port')));
+const keyList = () =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
+    .pipe(z.array(z.string().min(16, 'every key must be at least 16 characters long')));
 const originList = () =>
   z
     .string()
@@ -55,12 +60,15 @@ export const CONFIG_VARIABLES = {
     help: 'PostgreSQL only: a query or transaction not answered within this long fails with 503 and its connections are replaced.',
   }),
   SANDBOX_SERVER_API_KEYS: variable({
-    schema: z
-      .string()
-      .transform((value) => value.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
-      .pipe(z.array(z.string().min(16, 'every key must be at least 16 characters long'))),
+    schema: keyList(),
     default: '',
-    help: 'Comma-separated API keys clients send as "Authorization: Bearer <key>". Unset turns auth off (loopback HOST only).',
+    help: 'Comma-separated API keys clients send as "Authorization: Bearer <key>". Unset with no SANDBOX_SERVER_ADMIN_KEYS turns auth off (loopback HOST only; every local caller is then an admin).',
+    secret: true,
+  }),
+  SANDBOX_SERVER_ADMIN_KEYS: variable({
+    schema: keyList(),
+    default: '',
+    help: 'Comma-separated keys that may also register, change, drain and remove engines and point webhooks at WEBHOOK_ALLOWED_HOSTS; ordinary keys get 403 there. Unset with SANDBOX_SERVER_API_KEYS set: engines come only from DOCKER_ENGINES.',
     secret: true,
   }),
   ALLOWED_HOSTS: variable({
@@ -245,9 +253,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): SandboxServerConfig {
     config[name] = result.data;
   }
   const parsed = config as SandboxServerConfig;
-  if (parsed.SANDBOX_SERVER_API_KEYS.length === 0 && !isLoopbackHost(parsed.HOST)) {
+  if (parsed.SANDBOX_SERVER_API_KEYS.length + parsed.SANDBOX_SERVER_ADMIN_KEYS.length === 0 && !isLoopbackHost(parsed.HOST)) {
     throw new ConfigError(
-      `refusing to listen on HOST=${parsed.HOST} without authentication: set SANDBOX_SERVER_API_KEYS, or listen on a loopback address such as 127.0.0.1`,
+      `refusing to listen on HOST=${parsed.HOST} without authentication: set SANDBOX_SERVER_API_KEYS (and SANDBOX_SERVER_ADMIN_KEYS), or listen on a loopback address such as 127.0.0.1`,
     );
   }
   return parsed;

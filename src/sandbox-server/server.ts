@@ -214,6 +214,7 @@ export async function startSandboxServer(
     },
     handOffStartTask: (taskId) => handOff(database.db, START_TASK_CHANNEL, taskId, log),
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
+    adminKeys: config.SANDBOX_SERVER_ADMIN_KEYS,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
@@ -281,7 +282,7 @@ export async function startSandboxServer(
   webhooks.start();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
-  if (config.SANDBOX_SERVER_API_KEYS.length === 0) {
+  if (config.SANDBOX_SERVER_API_KEYS.length + config.SANDBOX_SERVER_ADMIN_KEYS.length === 0) {
     log.warn('authentication is off: SANDBOX_SERVER_API_KEYS is not set, so anyone who can reach this address controls the sandboxes');
   }
   log.info(

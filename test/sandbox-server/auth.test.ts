@@ -13,7 +13,7 @@ const KEYS = ['first-key-0123456789', 'second-key-0123456789'];
 function guarded(apiKeys: string[]) {
   const app = new Hono();
   app.onError(handleError);
-  app.use('*', apiKeyAuth({ apiKeys }));
+  app.use('*', apiKeyAuth({ user: apiKeys, admin: [] }));
   app.all('*', (c) => c.json({ reached: true }));
   return app;
 }

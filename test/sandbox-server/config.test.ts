@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       DATABASE_URL: undefined,
       DATABASE_QUERY_TIMEOUT_SECONDS: 10,
       SANDBOX_SERVER_API_KEYS: [],
+      SANDBOX_SERVER_ADMIN_KEYS: [],
       ALLOWED_HOSTS: [],
       CORS_ORIGINS: [],
       MAX_RUNNING_SANDBOXES: 10,
@@ -92,6 +93,8 @@ describe('loadConfig', () => {
       [{ DOCKER_ENGINES: 'E1=unix:///e1.sock@h' }, 'invalid DOCKER_ENGINES="E1=unix:///e1.sock@h": engine name "E1" must be lower-case letters, digits and dashes'],
       [{ DOCKER_ENGINES: 'e1=http://h:1@h' }, 'invalid DOCKER_ENGINES="e1=http://h:1@h": engine e1: "http://h:1" is not a unix://, tcp://host:port or ssh:// URL'],
       [{ DOCKER_ENGINES: 'e1=unix:///a@h,e1=unix:///b@h' }, 'invalid DOCKER_ENGINES="e1=unix:///a@h,e1=unix:///b@h": engine e1 is named twice'],
+      [{ DOCKER_ENGINES: 'e1=tcp://127.0.0.1:99999@h' }, 'invalid DOCKER_ENGINES="e1=tcp://127.0.0.1:99999@h": engine e1: docker_url port 99999 is not between 1 and 65535'],
+      [{ DOCKER_ENGINES: 'e1=unix:///a@169.254.169.254' }, 'invalid DOCKER_ENGINES="e1=unix:///a@169.254.169.254": engine e1: advertise_host 169.254.169.254 is link-local'],
       [{ LOG_LEVEL: 'loud' }, 'invalid LOG_LEVEL="loud": Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env)).toThrow(new ConfigError(message));
@@ -108,6 +111,8 @@ describe('loadConfig', () => {
 
   it('refuses a non-loopback HOST without API keys', () => {
     expect(() => loadConfig({ HOST: '0.0.0.0' })).toThrow(/refusing to listen on HOST=0.0.0.0 without authentication/);
+    // Admin keys alone turn authentication on: only they are accepted then.
+    expect(loadConfig({ HOST: '0.0.0.0', SANDBOX_SERVER_ADMIN_KEYS: 'admin-key-0123456789abcdef' }).SANDBOX_SERVER_ADMIN_KEYS).toEqual(['admin-key-0123456789abcdef']);
     for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) expect(loadConfig({ HOST: host }).HOST).toBe(host);
   });
 

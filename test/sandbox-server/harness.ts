@@ -14,6 +14,8 @@ import { openTestDatabase, type TestDriver } from '../helpers/database.js';
 
 export const DEFAULT_IMAGE = 'sandbox-server/agent-server:test';
 export const API_KEY = 'test-api-key-0123456789';
+/** An admin key (SANDBOX_SERVER_ADMIN_KEYS) the test app accepts besides API_KEY, unless told otherwise. */
+export const ADMIN_KEY = 'test-admin-key-0123456789';
 
 /** A reconciler stand-in that records what it was asked to look at. */
 export interface KickRecorder extends ReconcilerKick {
@@ -33,6 +35,8 @@ export interface TestApp {
   reconciler: KickRecorder;
   /** app.request with the API key, JSON in and out; the body checked against `schema` (see readAnswer). */
   call<S extends z.ZodType = z.ZodUnknown>(method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>>;
+  /** As `call`, with another key. */
+  callAs<S extends z.ZodType = z.ZodUnknown>(key: string, method: string, path: string, body?: unknown, schema?: S): Promise<Answer<z.output<S>>>;
   /** Empties the tables, recreates the default spec and leaves only the local engine, as a fresh database has. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -43,6 +47,10 @@ export async function openTestApp(
   options: {
     maxRunningSandboxes?: number;
     apiKeys?: string[];
+    /** Default [ADMIN_KEY]. */
+    adminKeys?: string[];
+    /** WEBHOOK_ALLOWED_HOSTS. */
+    webhookAllowedHosts?: string[];
     runtimes?: EngineRuntimes;
     defaultLimits?: DefaultLimits;
     maxRequestBodyBytes?: number;
@@ -66,6 +74,7 @@ export async function openTestApp(
       },
     },
     apiKeys: options.apiKeys ?? [API_KEY],
+    adminKeys: options.adminKeys ?? [ADMIN_KEY],
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
     ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),
     events,
@@ -73,17 +82,19 @@ export async function openTestApp(
     ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
     ...(options.defaultLimits && { defaultLimits: options.defaultLimits }),
   });
+  const callAs: TestApp['callAs'] = async (key, method, path, body, schema) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return readAnswer(response, schema);
+  };
   return {
     app,
     injectWebSocket,
     handle,
     reconciler,
-    async call(method, path, body, schema) {
-      const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      return readAnswer(response, schema);
-    },
+    call: (method, path, body, schema) => callAs(API_KEY, method, path, body, schema),
+    callAs,
     async reset() {
       await handle.db.delete(lifecycleEvents);
       await handle.db.delete(sandboxes);

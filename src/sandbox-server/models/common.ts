@@ -45,6 +45,7 @@ export function errorResponses<const S extends number>(...statuses: S[]) {
   const descriptions: Record<number, string> = {
     400: 'Bad request',
     401: 'Missing or invalid API key',
+    403: 'The key may not do this (an admin key is needed)',
     404: 'Not found',
     409: 'Conflict with the current state',
   };

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ADVERTISE_HOST_PATTERN, DOCKER_URL_PATTERN, ENGINE_HEALTHS, ENGINE_NAME_PATTERN, ENGINE_STATES } from '../../contracts/engine.js';
+import { engineAddressProblems } from '../engines/engine-address.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 const LABEL_KEY = /^[a-zA-Z0-9](?:[a-zA-Z0-9._/-]{0,62})$/;
@@ -62,5 +63,10 @@ export const RegisterEngineRequestSchema = z
     labels: EngineLabelsSchema.default({}),
   })
   .strict()
+  .superRefine((request, ctx) => {
+    for (const problem of engineAddressProblems(request.docker_url, request.advertise_host)) {
+      ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.msg });
+    }
+  })
   .openapi('RegisterEngineRequest');
 export type RegisterEngineRequest = z.infer<typeof RegisterEngineRequestSchema>;

@@ -62,7 +62,7 @@ describe('proxy fast path', () => {
   beforeAll(async () => {
     upstream = await startUpstream();
     const serveFast = createProxyFastPath({
-      checkApiKey: apiKeyChecker([API_KEY]),
+      checkApiKey: apiKeyChecker({ user: [API_KEY], admin: [] }),
       allowedHosts: [],
       targets,
       recordActivity: (id) => activity.push(id),

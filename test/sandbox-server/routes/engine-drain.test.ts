@@ -6,7 +6,7 @@ import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lif
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../../src/sandbox-server/models/sandbox-spec.js';
 import { testDrivers } from '../../helpers/database.js';
-import { openTestApp, type TestApp } from '../harness.js';
+import { API_KEY, openTestApp, type TestApp } from '../harness.js';
 
 const E1 = { name: 'e1', docker_url: 'unix:///var/run/docker-e1.sock', advertise_host: '127.0.0.2' };
 
@@ -14,7 +14,7 @@ const E1 = { name: 'e1', docker_url: 'unix:///var/run/docker-e1.sock', advertise
 describe.each(testDrivers)('POST /api/v1/engines/{name}/drain (%s)', (driver) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await openTestApp(driver);
+    t = await openTestApp(driver, { adminKeys: [API_KEY] });
   });
   afterAll(() => t.close());
   beforeEach(async () => {

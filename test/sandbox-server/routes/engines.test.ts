@@ -6,8 +6,10 @@ import { LifecycleEventPageSchema } from '../../../src/sandbox-server/models/lif
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { ENGINES_CHANNEL } from '../../../src/sandbox-server/replicas/hand-off.js';
 import { testDrivers } from '../../helpers/database.js';
-import { openTestApp, type TestApp } from '../harness.js';
+import { API_KEY, openTestApp, type TestApp } from '../harness.js';
 
+/** An ordinary key (SANDBOX_SERVER_API_KEYS); the tests' API_KEY is an admin key here. */
+const USER_KEY = 'ordinary-user-key-0123456789';
 const ENGINE_NOT_FOUND = { detail: 'Engine not found' };
 const E1 = { name: 'e1', docker_url: 'unix:///var/run/docker-e1.sock', advertise_host: '127.0.0.2', max_sandboxes: 20, labels: { zone: 'a' } };
 
@@ -17,7 +19,7 @@ const DOCKER_IDS: Record<string, string> = { 'unix:///var/run/docker-e1.sock': '
 describe.each(testDrivers)('engine routes (%s)', (driver) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await openTestApp(driver, { engineIdentity: async (dockerUrl) => DOCKER_IDS[dockerUrl] ?? null });
+    t = await openTestApp(driver, { apiKeys: [USER_KEY], adminKeys: [API_KEY], engineIdentity: async (dockerUrl) => DOCKER_IDS[dockerUrl] ?? null });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -92,6 +94,16 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
         [{ ...E1, max_sandboxes: 0 }, [{ loc: ['body', 'max_sandboxes'], msg: 'Too small: expected number to be >=1', type: 'greater_than_equal' }]],
         [{ ...E1, labels: { 'bad key': 'x' } }, [{ loc: ['body', 'labels', 'bad key'], msg: 'must be 1-63 letters, digits, ".", "_", "/" or "-", starting with a letter or digit', type: 'value_error' }]],
         [{ ...E1, state: 'CORDONED' }, [{ loc: ['body', 'state'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]],
+        // A port no connection can use: the engine's every call would fail, and its sandboxes wait forever.
+        [{ ...E1, docker_url: 'tcp://127.0.0.1:99999' }, [{ loc: ['body', 'docker_url'], msg: 'port 99999 is not between 1 and 65535', type: 'value_error' }]],
+        [{ ...E1, docker_url: 'tcp://127.0.0.1:0' }, [{ loc: ['body', 'docker_url'], msg: 'port 0 is not between 1 and 65535', type: 'value_error' }]],
+        [{ ...E1, docker_url: 'ssh://ops@host-2:65536' }, [{ loc: ['body', 'docker_url'], msg: 'port 65536 is not between 1 and 65535', type: 'value_error' }]],
+        [{ ...E1, docker_url: 'tcp://169.254.169.254:2375' }, [{ loc: ['body', 'docker_url'], msg: 'host 169.254.169.254 is link-local', type: 'value_error' }]],
+        // The proxy would send session keys and requests to a cloud's metadata service.
+        [{ ...E1, advertise_host: '169.254.169.254' }, [{ loc: ['body', 'advertise_host'], msg: '169.254.169.254 is link-local', type: 'value_error' }]],
+        [{ ...E1, advertise_host: '[fe80::1]' }, [{ loc: ['body', 'advertise_host'], msg: '[fe80::1] is link-local', type: 'value_error' }]],
+        [{ ...E1, advertise_host: '0.0.0.0' }, [{ loc: ['body', 'advertise_host'], msg: '0.0.0.0 is unspecified', type: 'value_error' }]],
+        [{ ...E1, advertise_host: '224.0.0.1' }, [{ loc: ['body', 'advertise_host'], msg: '224.0.0.1 is multicast', type: 'value_error' }]],
       ];
       for (const [body, detail] of cases) {
         expect(await t.call('POST', '/api/v1/engines', body), JSON.stringify(body)).toEqual({ status: 422, body: { detail } });
@@ -189,5 +201,26 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
   it('needs the API key', async () => {
     const response = await t.app.request('/api/v1/engines');
     expect(response.status).toBe(401);
+  });
+
+  it('lets an ordinary key list engines but answers it 403 on every change, which an admin key makes', async () => {
+    expect((await t.callAs(USER_KEY, 'GET', '/api/v1/engines', undefined, EnginePageSchema)).status).toBe(200);
+    const refused = { status: 403, body: { detail: 'Changing the engines needs an admin key (SANDBOX_SERVER_ADMIN_KEYS)' } };
+    // The attack: an engine of the caller's own, which new sandboxes (and their secrets) would be placed on.
+    expect(await t.callAs(USER_KEY, 'POST', '/api/v1/engines', { ...E1, name: 'fake', docker_url: 'tcp://127.0.0.1:2375' })).toEqual(refused);
+    for (const [method, path] of [
+      ['POST', '/api/v1/engines/local/cordon'],
+      ['POST', '/api/v1/engines/local/uncordon'],
+      ['POST', '/api/v1/engines/local/drain'],
+      ['DELETE', '/api/v1/engines/local'],
+    ] as const) {
+      expect(await t.callAs(USER_KEY, method, path), `${method} ${path}`).toEqual(refused);
+    }
+    const [local] = await t.handle.db.select().from(engines);
+    expect(await t.handle.db.select({ name: engines.name }).from(engines)).toEqual([{ name: 'local' }]);
+    expect(local?.state).toBe('ACTIVE');
+    expect((await t.call('POST', '/api/v1/engines', E1)).status).toBe(201);
+    expect((await t.call('POST', '/api/v1/engines/e1/drain', undefined, EngineInfoSchema)).body.state).toBe('DRAINING');
+    expect((await t.call('DELETE', '/api/v1/engines/e1')).status).toBe(200);
   });
 });

@@ -12,7 +12,7 @@ const route = createRoute({
   request: { params: EngineNameParamsSchema },
   responses: {
     200: { description: 'The engine', content: { 'application/json': { schema: EngineInfoSchema } } },
-    ...errorResponses(401, 404),
+    ...errorResponses(401, 403, 404),
   },
 });
 

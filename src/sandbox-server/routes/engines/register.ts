@@ -12,7 +12,7 @@ const route = createRoute({
   request: { body: { required: true, content: { 'application/json': { schema: RegisterEngineRequestSchema } } } },
   responses: {
     201: { description: 'The new engine', content: { 'application/json': { schema: EngineInfoSchema } } },
-    ...errorResponses(401, 409),
+    ...errorResponses(401, 403, 409),
   },
 });
 

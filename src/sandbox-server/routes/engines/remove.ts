@@ -12,7 +12,7 @@ const route = createRoute({
   request: { params: EngineNameParamsSchema },
   responses: {
     200: { description: 'Removed', content: { 'application/json': { schema: SuccessSchema } } },
-    ...errorResponses(401, 404, 409),
+    ...errorResponses(401, 403, 404, 409),
   },
 });
 
