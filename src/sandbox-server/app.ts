@@ -153,7 +153,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
 
   registerHealthRoutes(app, ctx);
   app.use('/api/*', apiKeyAuth(keys));
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], ['/api/v1/engines', '/api/v1/engines/*'], requireAdmin('Changing the engines'));
+  const engineChanges = requireAdmin('Changing the engines', ['POST', 'PUT', 'PATCH', 'DELETE']);
+  app.use('/api/v1/engines', engineChanges);
+  app.use('/api/v1/engines/*', engineChanges);
   app.use('/api/*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? 4 * 1024 * 1024, skip: isProxied }));
   app.use('/api/*', jsonDepthLimit({ skip: isProxied }));
   app.use('/api/*', rejectNulBytes({ skip: isProxied }));

@@ -92,10 +92,10 @@ export function callerOf(c: Context): Caller {
   return c.get('caller') ?? { role: 'user', keyId: 'unidentified' };
 }
 
-/** Lets only admin keys through (403 for others); `what` says what they were refused. */
-export function requireAdmin(what: string): MiddlewareHandler {
+/** Lets only admin keys make requests of these methods (403 for others); `what` says what they were refused. */
+export function requireAdmin(what: string, methods: readonly string[]): MiddlewareHandler {
   return async function adminOnly(c, next) {
-    if (callerOf(c).role !== 'admin') throw new ForbiddenError(`${what} needs an admin key (SANDBOX_SERVER_ADMIN_KEYS)`);
+    if (methods.includes(c.req.method) && callerOf(c).role !== 'admin') throw new ForbiddenError(`${what} needs an admin key (SANDBOX_SERVER_ADMIN_KEYS)`);
     return next();
   };
 }

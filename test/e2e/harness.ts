@@ -50,7 +50,8 @@ export async function startE2eControlPlane(
     loadConfig({
       PORT: '0',
       DATA_DIR: dataDir,
-      SANDBOX_SERVER_API_KEYS: apiKey,
+      // The operator's key, which may also change the engines (drain.test.ts).
+      SANDBOX_SERVER_ADMIN_KEYS: apiKey,
       AGENT_SERVER_IMAGE: E2E_IMAGE,
       SANDBOX_BASE_IMAGE: TEST_BASE_IMAGE,
       SANDBOX_SERVER_INSTANCE: instanceId,

@@ -124,7 +124,9 @@ export async function openHarness(
         engineAvailable: () => running.engineAvailable(),
       },
       countWarmPoolClaim: (specId, hit) => warmPoolClaims.push({ specId, hit }),
-      apiKeys: [API_KEY],
+      // The operator's key: the CLI's engine commands need an admin key.
+      apiKeys: [],
+      adminKeys: [API_KEY],
       maxRunningSandboxes: 50,
       events,
       snapshots: { runtimeOf: () => runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => running.kick(id) }, sandboxId, work) },
