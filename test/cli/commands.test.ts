@@ -14,22 +14,27 @@ import { checked } from '../helpers/answer.js';
 import { openTestDatabase } from '../helpers/database.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 import { API_KEY, type Harness, openHarness } from '../sandbox-server/app-conversations/harness.js';
+import { type ScriptedLlm, startScriptedLlm, text } from '../helpers/scripted-llm.js';
 import { ensureBuilt, type RunResult, runSandboxctl, runSandboxctlInTerminal, spawnSandboxctl } from './binary.js';
 
 /** The real sandboxctl binary against a real control plane (fake containers, real agent-server). */
 describe('sandboxctl against a sandbox-server', () => {
   let handle: DatabaseHandle;
   let h: Harness;
+  let llm: ScriptedLlm;
   let localDir: string;
 
   beforeAll(async () => {
     await ensureBuilt();
     handle = await openTestDatabase('pglite');
-    h = await openHarness(handle);
+    // Every run the agents start ends at the LLM's first answer.
+    llm = await startScriptedLlm([], { responder: () => text('Done.') });
+    h = await openHarness(handle, { llmBaseUrl: llm.baseUrl });
     localDir = await makeTempDir('sandboxctl-test-');
   }, 120_000);
   afterAll(async () => {
     await h?.close();
+    await llm?.close();
     await handle?.close();
     await removeDir(localDir);
   });
@@ -196,7 +201,7 @@ describe('sandboxctl against a sandbox-server', () => {
 
       const listed = await ctl('events', '--sandbox', id, '--type', 'sandbox.paused', '--type', 'sandbox.deleted');
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  sandbox\\.paused +${id}  RUNNING -> PAUSED\\n.*sandbox\\.deleted +${id}  PAUSED -> MISSING  deleted\\n$`));
+      expect(listed.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  sandbox\\.paused +${id}  RUNNING -> PAUSED\\n.*sandbox\\.deleted +${id}  PAUSED -> DELETED  deleted\\n$`));
       expect((await ctl('sandboxes', 'wait', id, '--for', 'deleted')).code).toBe(0);
       expect((await ctl('sandboxes', 'wait', id, '--for', 'RUNNING')).code).toBe(1);
     });
@@ -381,14 +386,16 @@ describe('sandboxctl against a sandbox-server', () => {
 
       const json = await ctl('conv', 'events', conversationId, '--kind', 'MessageEvent', '--json');
       const events = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
-      expect(events.map((event) => event.kind)).toEqual(['MessageEvent']);
-      expect(events[0].llm_message.content[0].text).toBe('Hello from sandboxctl');
+      expect(events.map((event) => [event.kind, event.source, event.llm_message.content[0].text])).toEqual([
+        ['MessageEvent', 'user', 'Hello from sandboxctl'],
+        ['MessageEvent', 'agent', 'Done.'],
+      ]);
 
       expect(await ctl('conv', 'events', randomUUID())).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sandboxctl: no conversation "/) });
     });
 
-    it('follows new events live with --follow', async () => {
-      const child = spawnSandboxctl(['conv', 'events', conversationId, '--follow', '--json', '--kind', 'MessageEvent'], {
+    it('follows new events live with --follow --keep-following, past the end of a run', async () => {
+      const child = spawnSandboxctl(['conv', 'events', conversationId, '--follow', '--keep-following', '--json', '--kind', 'MessageEvent'], {
         env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY },
       });
       let stdout = '';
@@ -401,7 +408,7 @@ describe('sandboxctl against a sandbox-server', () => {
           .filter((line) => line !== '')
           .map((line) => JSON.parse(line).llm_message.content[0].text as string);
       try {
-        await vi.waitFor(() => expect(texts()).toEqual(['Hello from sandboxctl']), { timeout: 10_000 });
+        await vi.waitFor(() => expect(texts()).toEqual(['Hello from sandboxctl', 'Done.']), { timeout: 10_000 });
         for (const text of ['live one', 'live two']) {
           const sent = await h.request('POST', `/api/v1/app-conversations/${conversationId}/events`, {
             role: 'user',
@@ -409,10 +416,64 @@ describe('sandboxctl against a sandbox-server', () => {
           });
           expect(sent.status).toBe(200);
         }
-        await vi.waitFor(() => expect(texts()).toEqual(['Hello from sandboxctl', 'live one', 'live two']), { timeout: 10_000 });
+        await vi.waitFor(() => expect(texts()).toEqual(['Hello from sandboxctl', 'Done.', 'live one', 'live two']), { timeout: 10_000 });
       } finally {
         child.kill('SIGTERM');
       }
+    });
+  });
+
+  describe('conversations ending', () => {
+    /** A conversation whose agent has not run yet: its first message is not run. */
+    async function idleConversation(sandboxId: string): Promise<string> {
+      const ready = await h.request(
+        'POST',
+        '/api/v1/app-conversations?wait=true',
+        { sandbox_id: sandboxId, initial_message: { role: 'user', content: [{ type: 'text', text: 'Wait for it' }], run: false } },
+        AppConversationSchema,
+      );
+      expect(ready.body.execution_status).toBe('idle');
+      return ready.body.id;
+    }
+
+    /** `conv events --follow` in the background: its stdout so far, and its exit. */
+    function follow(...args: string[]) {
+      const child = spawnSandboxctl(['conv', 'events', ...args], { env: { SANDBOX_SERVER_URL: h.url, SANDBOX_SERVER_API_KEY: API_KEY } });
+      let stdout = '';
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { stdout: () => stdout, exit, kill: () => child.kill('SIGTERM') };
+    }
+
+    it('ends --follow when the agent finishes, and at once when it already has', async () => {
+      const sandboxId = await runningSandbox();
+      const id = await idleConversation(sandboxId);
+      const following = follow(id, '--follow', '--json');
+      try {
+        await vi.waitFor(() => expect(following.stdout()).toContain('Wait for it'), { timeout: 10_000 });
+        const sent = await h.request('POST', `/api/v1/app-conversations/${id}/events`, { role: 'user', content: [{ type: 'text', text: 'Go' }], run: true });
+        expect(sent.status).toBe(200);
+        expect(await following.exit).toBe(0);
+      } finally {
+        following.kill();
+      }
+      const printed = following.stdout().trimEnd().split('\n').map((line) => JSON.parse(line));
+      expect(printed.at(-1)).toMatchObject({ kind: 'ConversationStateUpdateEvent', key: 'execution_status', value: 'finished' });
+      expect(printed.filter((e) => e.kind === 'MessageEvent').map((e) => e.llm_message.content[0].text)).toEqual(['Wait for it', 'Go', 'Done.']);
+
+      const again = await ctl('conv', 'events', id, '--follow', '--kind', 'MessageEvent');
+      expect(again.code).toBe(0);
+      expect(again.stdout.trimEnd().split('\n')).toHaveLength(3);
+    });
+
+    it('fails a start in an unknown sandbox at once, without --wait', async () => {
+      expect(await ctl('conv', 'start', 'Hello', '--sandbox', 'no-such-sandbox')).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'sandboxctl: no sandbox "no-such-sandbox": list them with "sandboxctl sandboxes ls"\n',
+      });
     });
   });
 

@@ -5,7 +5,7 @@ import { collectPages } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, stringOption } from '../command.js';
 import { formatEventLine } from '../event-line.js';
 import { formatFields, formatTable, formatTime, orDash } from '../format.js';
-import { noConversation, orNotFound } from '../not-found.js';
+import { noConversation, noSandbox, orNotFound } from '../not-found.js';
 import { Progress } from '../progress.js';
 import { waitFor } from '../wait.js';
 
@@ -65,9 +65,12 @@ const start: Command = {
     const text = args.positionals[0]!;
     if (text.trim() === '') throw new UsageError('the message is empty');
     const timeoutSeconds = integerOption(args, 'timeout', { min: 1 }) ?? DEFAULT_WAIT_SECONDS;
+    const sandboxId = stringOption(args, 'sandbox');
+    // The server takes any id and fails the start task later; a typo should fail here, at once.
+    if (sandboxId !== undefined && (await ctx.client.sandboxes.batchGet([sandboxId]))[0] == null) throw new CliError(noSandbox(sandboxId));
     const task = await ctx.client.appConversations.start({
       initial_message: { role: 'user', content: [{ type: 'text', text }], run: true },
-      sandbox_id: stringOption(args, 'sandbox'),
+      sandbox_id: sandboxId,
       title: stringOption(args, 'title'),
       llm_model: stringOption(args, 'model'),
     });
@@ -127,17 +130,28 @@ function isStateSnapshot(event: ConversationEvent): boolean {
   return event.kind === 'ConversationStateUpdateEvent' && event.key === 'full_state';
 }
 
+/** Execution statuses after which the agent does nothing more until someone asks it again. */
+const ENDED_STATUSES: ReadonlySet<string> = new Set(['finished', 'error', 'stuck']);
+
+/** Whether the event records the agent reaching one of ENDED_STATUSES. */
+function isEnd(event: ConversationEvent): boolean {
+  return event.kind === 'ConversationStateUpdateEvent' && event.key === 'execution_status' && ENDED_STATUSES.has(String(event.value));
+}
+
 const events: Command = {
   name: ['conv', 'events'],
   summary: "Print a conversation's events, and with --follow the new ones as they happen",
-  usage: '<conversation> [--kind <kind>] [--follow]',
+  usage: '<conversation> [--kind <kind>] [--follow [--keep-following]]',
   details: [
     'One line per event: time (UTC), source, kind and a short text; --json prints each event as one JSON line (NDJSON).',
-    '--follow keeps the stream open (Ctrl+C ends it) and reconnects where it left off when the connection drops.',
+    '--follow prints new events as they happen until the agent finishes (execution status finished, error or stuck; at',
+    'once when it already has), reconnecting where it left off when the connection drops; with --keep-following it',
+    'goes on until Ctrl+C.',
   ].join('\n'),
   options: {
     kind: { type: 'string', value: '<kind>', help: 'Only events of this kind, e.g. MessageEvent or ActionEvent' },
-    follow: { type: 'boolean', short: 'f', help: 'Keep printing new events as they happen' },
+    follow: { type: 'boolean', short: 'f', help: 'Keep printing new events until the agent finishes' },
+    'keep-following': { type: 'boolean', help: 'With --follow: go on after the agent finishes, until Ctrl+C' },
   },
   positionals: { min: 1, max: 1 },
   async run(ctx, args) {
@@ -163,13 +177,26 @@ const events: Command = {
     );
     for await (const event of history) print(event);
     if (!flag(args, 'follow')) return EXIT_OK;
+    const keepFollowing = flag(args, 'keep-following');
+    if (!keepFollowing && (await hasEnded(ctx, id))) {
+      // Ended before the stream would open: print what came after the history was read, and stop.
+      for await (const event of iteratePages((pageId) => ctx.client.appConversations.searchEvents(id, { kind, page_id: pageId }))) print(event);
+      return EXIT_OK;
+    }
     const live = ctx.client.appConversations.followEvents(id, { afterEventId: lastId, fromStart: lastId === undefined });
     for await (const event of live) {
-      if (isStateSnapshot(event) || (kind !== undefined && event.kind !== kind)) continue;
-      print(event);
+      if (isStateSnapshot(event)) continue;
+      if (kind === undefined || event.kind === kind) print(event);
+      if (!keepFollowing && isEnd(event)) break;
     }
     return EXIT_OK;
   },
 };
+
+/** Whether the conversation's agent has finished, as its agent-server says now. */
+async function hasEnded(ctx: CommandContext, id: string): Promise<boolean> {
+  const [conversation] = await ctx.client.appConversations.batchGet([id]);
+  return conversation?.execution_status != null && ENDED_STATUSES.has(conversation.execution_status);
+}
 
 export const convCommands: Command[] = [start, ls, events];

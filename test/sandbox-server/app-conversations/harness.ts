@@ -78,7 +78,7 @@ export interface Harness {
 
 export async function openHarness(
   handle: DatabaseHandle,
-  options: { llmModel?: string | null; sandboxStartTimeoutMs?: number; maxWarmSandboxes?: number } = {},
+  options: { llmModel?: string | null; llmBaseUrl?: string; sandboxStartTimeoutMs?: number; maxWarmSandboxes?: number } = {},
 ): Promise<Harness> {
   const warmPoolClaims: { specId: string; hit: boolean }[] = [];
   await ensureDefaultSandboxSpec(handle.db, IMAGE);
@@ -131,7 +131,7 @@ export async function openHarness(
       events,
       snapshots: { runtimeOf: () => runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => running.kick(id) }, sandboxId, work) },
       appConversations: {
-        llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
+        llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: options.llmBaseUrl ?? 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
       },
     });
