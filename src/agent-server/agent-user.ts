@@ -3,8 +3,7 @@
  * agent-server runs as root and the agent as an unprivileged user, so nothing the agent runs can
  * read the agent-server's memory or files (the session keys presented to it among them).
  */
-import { chown, mkdir, readFile } from 'node:fs/promises';
-import { dirname, relative, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { isSessionKeySetting } from './config.js';
 
 export interface AgentUser {
@@ -37,24 +36,4 @@ export function spawnAsAgent(user: AgentUser | undefined, env: Record<string, st
   const agentEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !isSessionKeySetting(name)));
   if (!user) return { env: agentEnv };
   return { uid: user.uid, gid: user.gid, env: { ...agentEnv, HOME: user.home, USER: user.name, LOGNAME: user.name } };
-}
-
-/** mkdir -p whose new directories belong to the agent. */
-export async function makeDirsForAgent(user: AgentUser | undefined, dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true });
-  if (!user || first === undefined) return;
-  const created = [first];
-  for (const part of relative(first, dir).split(sep).filter(Boolean)) created.push(`${created.at(-1)}${sep}${part}`);
-  await giveToAgent(user, created);
-}
-
-/** Its parent directories are made with makeDirsForAgent first. */
-export async function makeParentsForAgent(user: AgentUser | undefined, file: string): Promise<void> {
-  await makeDirsForAgent(user, dirname(file));
-}
-
-/** Files the agent-server writes for the agent (editor, uploads) belong to the agent, as if it wrote them. */
-export async function giveToAgent(user: AgentUser | undefined, paths: readonly string[]): Promise<void> {
-  if (!user) return;
-  for (const path of paths) await chown(path, user.uid, user.gid);
 }

@@ -1,4 +1,6 @@
-import { type AgentUser, makeDirsForAgent } from '../agent-user.js';
+import { resolve } from 'node:path';
+import type { AgentUser } from '../agent-user.js';
+import { createAgentFs } from '../agent-fs/index.js';
 import type { Event, JsonValue, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
@@ -20,8 +22,9 @@ export async function createConversationRunner(
   agentUser?: AgentUser,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
-  await makeDirsForAgent(agentUser, workspaceDir).catch((error: unknown) => {
-    // The workspace was named by the client (a file, a path too long, a place we may not write).
+  // Made with the agent's rights: the agent may plant links on the way to where it will work.
+  await createAgentFs({ user: agentUser }).makeDirs(resolve(workspaceDir)).catch((error: unknown) => {
+    // The workspace was named by the client (a file, a path too long, a place the agent may not write).
     throw new ConflictError(`The conversation's workspace ${workspaceDir} cannot be used: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   });
   return createAgentRunner({

@@ -123,7 +123,9 @@ describe.skipIf(!asRoot)('AgentFs with an agent user', () => {
       }
       expect(reads).toBeGreaterThan(0);
     } finally {
+      const exited = new Promise((resolve) => swapper.once('exit', resolve));
       swapper.kill('SIGKILL');
+      await exited;
     }
     expect(await fs.readFile(path.join(rootDir, 'package.json'), 'utf8')).toBe('ROOT');
     expect(await fs.readFile(secret, 'utf8')).toBe('SECRET');

@@ -1,9 +1,10 @@
 import { DomainError, ForbiddenError, NotFoundError, validationError } from '../../../errors/index.js';
+import { NOT_REGULAR } from '../../agent-fs/index.js';
 
 /**
  * What a failed file system call means to the caller: the answers OpenHands gives (404 "File not
  * found") for a missing file, 422 on `path` for a path that cannot name a file, 403 when the
- * agent-server may not touch it. Anything else is not the caller's fault and stays a 500.
+ * agent's user may not touch it. Anything else is not the caller's fault and stays a 500.
  */
 export function fileSystemError(error: unknown): unknown {
   switch ((error as NodeJS.ErrnoException).code) {
@@ -11,6 +12,8 @@ export function fileSystemError(error: unknown): unknown {
       return new NotFoundError('File not found');
     case 'EISDIR':
       return pathIsDirectoryError();
+    case NOT_REGULAR:
+      return notRegularFileError();
     case 'ENOTDIR':
     case 'EEXIST':
       return pathError('A parent of the path is not a directory');

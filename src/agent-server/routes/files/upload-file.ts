@@ -1,11 +1,6 @@
-import { type AgentUser, giveToAgent, makeParentsForAgent } from '../../agent-user.js';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { pipeline } from 'node:stream/promises';
+import type { AgentFs } from '../../agent-fs/index.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { DetailSchema, jsonContent, SuccessSchema, validationErrorResponse } from '../responses.js';
 import { fileSystemError } from './file-system-error.js';
@@ -24,37 +19,26 @@ export const uploadFileRoute = createRoute({
   },
   responses: {
     200: jsonContent(SuccessSchema, 'The file was written'),
-    403: jsonContent(DetailSchema, 'The agent-server may not write there'),
+    403: jsonContent(DetailSchema, "The agent's user may not write there"),
     ...validationErrorResponse,
   },
 });
 
-export function registerUploadFile(app: OpenAPIHono, agentUser?: AgentUser): void {
+/**
+ * Written with the agent's rights and given to it (`files`), beside the target and renamed over it:
+ * a reader never sees half a file, a failed upload leaves the old one in place, and no link the
+ * agent planted on the way leads the write where the agent could not write itself.
+ */
+export function registerUploadFile(app: OpenAPIHono, files: AgentFs): void {
   app.openapi(uploadFileRoute, async (c) => {
     const { path } = c.req.valid('query');
     const { file } = c.req.valid('form');
+    const source = Readable.fromWeb(file.stream() as NodeReadableStream<Uint8Array>);
     try {
-      await writeFileAtomically(path, file, agentUser);
+      await files.replaceFile(path, source, { makeParents: true });
     } catch (error) {
       throw fileSystemError(error);
     }
     return c.json({ success: true }, 200);
   });
-}
-
-/**
- * Writes beside the target and renames over it, so a reader never sees half a file and a failed
- * upload leaves the old one in place. Renaming onto a directory fails with EISDIR.
- */
-async function writeFileAtomically(path: string, file: File, agentUser: AgentUser | undefined): Promise<void> {
-  await makeParentsForAgent(agentUser, path);
-  const temporary = join(dirname(path), `.${basename(path)}.upload-${randomBytes(6).toString('hex')}`);
-  try {
-    await pipeline(Readable.fromWeb(file.stream() as NodeReadableStream<Uint8Array>), createWriteStream(temporary, { flags: 'wx' }));
-    await giveToAgent(agentUser, [temporary]);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }

@@ -1,6 +1,7 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createAgentFs } from '../../agent-fs/index.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
 import { baseRef, git, repositoryRoot } from './git-command.js';
 import { GitQuerySchema, type GitRoutesOptions } from './git-query.js';
@@ -21,6 +22,8 @@ const gitDiffRoute = createRoute({
 });
 
 export function registerGitDiff(app: OpenAPIHono, options: GitRoutesOptions): void {
+  // The current content is read with the agent's rights: the file may be a link the agent planted.
+  const files = createAgentFs({ user: options.agentUser });
   app.openapi(gitDiffRoute, async (c) => {
     const query = c.req.valid('query');
     const file = resolve(options.workspaceDir, query.path);
@@ -31,7 +34,7 @@ export function registerGitDiff(app: OpenAPIHono, options: GitRoutesOptions): vo
     // git names the root by its real path; a workspace reached through a symlink must match it.
     const dir = await realpath(dirname(file)).catch(() => dirname(file));
     const original = await git(user, root, ['show', `${ref}:${relative(root, join(dir, basename(file)))}`]);
-    const modified = await readFile(file, 'utf8').catch(() => null);
+    const modified = await files.readFile(file).then((bytes) => bytes.toString('utf8'), () => null);
     return c.json({ modified, original: original.ok ? original.stdout : null }, 200);
   });
 }

@@ -1,21 +1,20 @@
 /** `view` of a directory: its non-hidden entries two levels deep, directories marked with `/`. */
-import type { Dirent } from 'node:fs';
-import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { AgentFs, DirEntry } from '../../../agent-fs/index.js';
 
-export async function listDirectory(dir: string, budget: number): Promise<string> {
-  const top = await readSorted(dir);
+export async function listDirectory(files: AgentFs, dir: string, budget: number): Promise<string> {
+  const top = await readSorted(files, dir);
   const hidden = top.filter(isHidden).length;
   const lines = [`${dir}/`];
   for (const entry of top.filter((e) => !isHidden(e))) {
     const entryPath = path.join(dir, entry.name);
-    lines.push(entry.isDirectory() ? `${entryPath}/` : entryPath);
-    if (!entry.isDirectory()) continue;
+    lines.push(entry.type === 'directory' ? `${entryPath}/` : entryPath);
+    if (entry.type !== 'directory') continue;
     // A subdirectory we may not read is listed without its contents rather than failing the view.
-    const children = await readSorted(entryPath).catch((): Dirent[] => []);
+    const children = await readSorted(files, entryPath).catch((): DirEntry[] => []);
     for (const child of children.filter((c) => !isHidden(c))) {
       const childPath = path.join(entryPath, child.name);
-      lines.push(child.isDirectory() ? `${childPath}/` : childPath);
+      lines.push(child.type === 'directory' ? `${childPath}/` : childPath);
     }
   }
   const header = `Here are the files and directories up to 2 levels deep in ${dir}, excluding hidden items:`;
@@ -36,11 +35,11 @@ function fitLines(lines: string[], budget: number): string {
   return lines.join('\n');
 }
 
-async function readSorted(dir: string): Promise<Dirent[]> {
-  const entries = await fs.readdir(dir, { withFileTypes: true });
+async function readSorted(files: AgentFs, dir: string): Promise<DirEntry[]> {
+  const entries = await files.readDir(dir);
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-function isHidden(entry: Dirent): boolean {
+function isHidden(entry: DirEntry): boolean {
   return entry.name.startsWith('.');
 }

@@ -2,9 +2,9 @@
  * The `file_editor` tool: view, create and edit text files in the workspace, with undo. Text is
  * read and written as UTF-8; binary and very large files are refused rather than mangled.
  */
-import { type AgentUser, giveToAgent, makeParentsForAgent } from '../../../agent-user.js';
-import fs from 'node:fs/promises';
+import type { AgentUser } from '../../../agent-user.js';
 import path from 'node:path';
+import { type AgentFs, createAgentFs, isErrno, OutsideError } from '../../../agent-fs/index.js';
 import { FileEditorActionSchema, FileEditorObservationSchema, FileEditorToolSchema } from '../../../../events/index.js';
 import { createSerialQueue } from '../serial-queue.js';
 import {
@@ -18,12 +18,11 @@ import {
 import { listDirectory } from './directory-listing.js';
 import { EditHistory } from './edit-history.js';
 import { insertLines, numberLines, occurrenceLines, splitLines } from './text-lines.js';
-import { isErrno, resolveWorkspacePath } from './workspace-path.js';
 
 export interface FileEditorToolOptions {
   /** The only directory tree the editor may touch. */
   workspaceDir: string;
-  /** Files it creates belong to this user, who runs the agent's commands. */
+  /** Who runs the agent's commands: the editor reads and writes with its rights, and what it makes is its. */
   agentUser?: AgentUser;
 }
 
@@ -41,16 +40,16 @@ class EditorError extends Error {}
 
 export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileEditorAction, FileEditorObservation> {
   const { workspaceDir } = options;
+  const files = createAgentFs({ user: options.agentUser, within: workspaceDir });
   const history = new EditHistory();
   const serially = createSerialQueue();
   const description = describe(workspaceDir);
 
   async function run(action: FileEditorAction): Promise<FileEditorObservation> {
-    const resolved = await resolveWorkspacePath(workspaceDir, action.path);
-    if (!resolved.ok) throw new EditorError(resolved.error);
-    const file = resolved.path;
+    if (!path.isAbsolute(action.path)) throw new EditorError(await notAbsolute(action.path));
+    const file = path.resolve(action.path);
     if (action.command === 'create') return create(file, action);
-    const stats = await fs.stat(file).catch((error: unknown) => {
+    const stats = await files.stat(file).catch((error: unknown) => {
       if (isErrno(error, 'ENOENT', 'ENOTDIR')) throw new EditorError(`The path ${file} does not exist.`);
       throw error;
     });
@@ -61,7 +60,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
       if (action.view_range !== null) {
         throw new EditorError('view_range only applies to files, and the path is a directory.');
       }
-      return observation(action.command, file, await listDirectory(file, VIEW_BUDGET));
+      return observation(action.command, file, await listDirectory(files, file, VIEW_BUDGET));
     }
     if (!stats.isFile()) throw new EditorError(`The path ${file} is not a regular file.`);
     if (stats.size > MAX_FILE_BYTES) {
@@ -84,8 +83,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
 
   async function create(file: string, action: FileEditorAction): Promise<FileEditorObservation> {
     const text = required(action, 'file_text');
-    await makeParentsForAgent(options.agentUser, file);
-    await fs.writeFile(file, text, { flag: 'wx' }).catch((error: unknown) => {
+    await files.writeFile(file, text, { exclusive: true, makeParents: true }).catch((error: unknown) => {
       if (isErrno(error, 'EEXIST')) {
         throw new EditorError(
           `A file already exists at ${file}; \`create\` never overwrites. Edit it with str_replace or insert.`,
@@ -93,7 +91,6 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
       }
       throw error;
     });
-    await giveToAgent(options.agentUser, [file]);
     history.record(file, null);
     return observation('create', file, `File created successfully at: ${file}`, {
       prev_exist: false,
@@ -102,7 +99,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
   }
 
   async function view(file: string, range: number[] | null): Promise<FileEditorObservation> {
-    const lines = splitLines(await readText(file));
+    const lines = splitLines(await readText(files, file));
     let [first, last] = [1, lines.length];
     let note = '';
     if (range !== null) {
@@ -133,7 +130,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
     const newStr = action.new_str ?? '';
     if (oldStr === '') throw new EditorError('old_str is empty; it must be the exact text to replace.');
     if (newStr === oldStr) throw new EditorError('No replacement was performed: new_str is the same as old_str.');
-    const before = await readText(file);
+    const before = await readText(files, file);
     const found = occurrenceLines(before, oldStr);
     if (found.length === 0) {
       throw new EditorError(
@@ -149,7 +146,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
     }
     const at = before.indexOf(oldStr);
     const after = before.slice(0, at) + newStr + before.slice(at + oldStr.length);
-    await fs.writeFile(file, after);
+    await files.writeFile(file, after);
     history.record(file, before);
     const line = found[0] ?? 1;
     const snippet = snippetOf(after, line - SNIPPET_CONTEXT, line + SNIPPET_CONTEXT + newStr.split('\n').length - 1);
@@ -165,7 +162,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
   async function insert(file: string, action: FileEditorAction): Promise<FileEditorObservation> {
     const line = required(action, 'insert_line');
     const newStr = required(action, 'new_str');
-    const before = await readText(file);
+    const before = await readText(files, file);
     const count = splitLines(before).length;
     if (line > count) {
       throw new EditorError(
@@ -173,7 +170,7 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
       );
     }
     const after = insertLines(before, line, newStr);
-    await fs.writeFile(file, after);
+    await files.writeFile(file, after);
     history.record(file, before);
     const snippet = snippetOf(after, line + 1 - SNIPPET_CONTEXT, line + newStr.split('\n').length + SNIPPET_CONTEXT);
     return observation(
@@ -187,15 +184,15 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
   }
 
   async function undo(file: string): Promise<FileEditorObservation> {
-    const current = await readText(file);
+    const current = await readText(files, file);
     const previous = history.pop(file);
     if (previous === undefined) throw new EditorError(`No edit of ${file} to undo.`);
     if (previous === null) {
-      await fs.rm(file);
+      await files.removeFile(file);
       const removed = `Last edit to ${file} undone: that edit created the file, so it has been removed.`;
       return observation('undo_edit', file, removed, { old_content: current });
     }
-    await fs.writeFile(file, previous);
+    await files.writeFile(file, previous);
     const lines = splitLines(previous);
     const shown = numberLines(lines, 1, lines.length, VIEW_BUDGET);
     return observation(
@@ -206,11 +203,24 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
     );
   }
 
+  async function notAbsolute(requested: string): Promise<string> {
+    const suggestion = path.join(workspaceDir, requested);
+    const exists = await files.stat(suggestion).then(() => true, () => false);
+    const hint = exists ? ` Did you mean ${suggestion}?` : '';
+    return `The path ${requested} is not absolute: it must start with \`/\`.${hint}`;
+  }
+
   async function execute(action: FileEditorAction): Promise<FileEditorObservation> {
     try {
       return await run(action);
     } catch (error) {
       if (error instanceof EditorError) return errorObservation(action, error.message);
+      if (error instanceof OutsideError) {
+        return errorObservation(
+          action,
+          `The path ${action.path} is outside the workspace ${workspaceDir}; the file editor only works inside it.`,
+        );
+      }
       if (isErrno(error)) {
         return errorObservation(action, `Could not ${action.command} ${action.path}: ${error.message}`);
       }
@@ -268,8 +278,8 @@ function describe(workspaceDir: string): string {
 * View a file before editing it. When making several edits to one file, send them as parallel calls in one message.`;
 }
 
-async function readText(file: string): Promise<string> {
-  const bytes = await fs.readFile(file);
+async function readText(files: AgentFs, file: string): Promise<string> {
+  const bytes = await files.readFile(file, { maxBytes: MAX_FILE_BYTES });
   if (bytes.includes(0)) {
     throw new EditorError(`The file ${file} looks binary (it contains NUL bytes); the file editor only handles text.`);
   }
