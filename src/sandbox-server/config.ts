@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
+import { parseAllowEntry } from './runtime/egress.js';
 import { parseDockerEngines } from './engines/engine-address.js';
 
 // This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
@@ -130,6 +131,20 @@ export const CONFIG_VARIABLES = {
       ),
     default: '10.213.0.0/16',
     help: `Private IPv4 block the sandboxes' own networks take their /${SANDBOX_SUBNET_PREFIX} subnets from (blocks the host already routes are skipped).`,
+  }),
+  SANDBOX_INTERNET_ALLOW: variable({
+    schema: z
+      .string()
+      .transform(commaSeparated)
+      .transform((entries, ctx) =>
+        entries.map((entry) => {
+          const cidr = parseAllowEntry(entry);
+          if (cidr === undefined) ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IPv4 or IPv6 address or CIDR block` });
+          return cidr ?? entry;
+        }),
+      ),
+    default: '',
+    help: 'Comma-separated addresses or CIDR blocks (e.g. 10.0.5.0/24) that "internet" sandboxes may reach although they are private, link-local, shared (100.64/10) or ULA, which are refused by default.',
   }),
   SANDBOX_SPARE_NETWORKS: variable({
     schema: integer(0, 100),

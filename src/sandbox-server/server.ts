@@ -147,7 +147,7 @@ export async function startSandboxServer(
   const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, availableRuntimes);
   if (defaultRuntime.warning) log.warn(defaultRuntime.warning);
   // The host's firewall is the Docker runtime's business; a runtime passed in (tests) has none.
-  const firewallProblem = dependencies.runtime ? null : await installFirewall();
+  const firewallProblem = dependencies.runtime ? null : await installFirewall({ allow: config.SANDBOX_INTERNET_ALLOW });
   if (firewallProblem) {
     log.warn(
       `sandboxes can reach the host: the control plane could not install its firewall rules (${firewallProblem}); ` +

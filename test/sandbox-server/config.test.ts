@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       SANDBOX_DEFAULT_PIDS: 512,
       SANDBOX_DEFAULT_CPUS: 1,
       SANDBOX_DEFAULT_DISK_MB: 10_240,
+      SANDBOX_INTERNET_ALLOW: [],
       SANDBOX_RUNTIME: 'auto',
       SANDBOX_NETWORK_POOL: '10.213.0.0/16',
       SANDBOX_SPARE_NETWORKS: 4,
@@ -82,6 +83,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
   });
 
+  it('reads SANDBOX_INTERNET_ALLOW as CIDR blocks, a bare address as its own block', () => {
+    expect(loadConfig({ SANDBOX_INTERNET_ALLOW: '10.0.5.0/24, 169.254.1.2 ,fd00::/8' }).SANDBOX_INTERNET_ALLOW).toEqual(['10.0.5.0/24', '169.254.1.2/32', 'fd00::/8']);
+  });
+
   it('names the bad setting in one line', () => {
     const cases: [NodeJS.ProcessEnv, string][] = [
       [{ PORT: 'abc' }, 'invalid PORT="abc": Invalid input: expected number, received NaN'],
@@ -95,6 +100,7 @@ describe('loadConfig', () => {
       [{ DOCKER_ENGINES: 'e1=unix:///a@h,e1=unix:///b@h' }, 'invalid DOCKER_ENGINES="e1=unix:///a@h,e1=unix:///b@h": engine e1 is named twice'],
       [{ DOCKER_ENGINES: 'e1=tcp://127.0.0.1:99999@h' }, 'invalid DOCKER_ENGINES="e1=tcp://127.0.0.1:99999@h": engine e1: docker_url port 99999 is not between 1 and 65535'],
       [{ DOCKER_ENGINES: 'e1=unix:///a@169.254.169.254' }, 'invalid DOCKER_ENGINES="e1=unix:///a@169.254.169.254": engine e1: advertise_host 169.254.169.254 is link-local'],
+      [{ SANDBOX_INTERNET_ALLOW: '10.0.0.0/8,example.com' }, 'invalid SANDBOX_INTERNET_ALLOW="10.0.0.0/8,example.com": "example.com" is not an IPv4 or IPv6 address or CIDR block'],
       [{ LOG_LEVEL: 'loud' }, 'invalid LOG_LEVEL="loud": Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env)).toThrow(new ConfigError(message));

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { EVERY_SANDBOX_BRIDGE, OFFLINE_SANDBOX_BRIDGE } from './sandbox-network.js';
+import { readFile } from 'node:fs/promises';
+import { EGRESS_CHAIN, type EgressPolicy, egressChainRestore, parseNameservers } from './egress.js';
+import { EVERY_SANDBOX_BRIDGE, OFFLINE_SANDBOX_BRIDGE, ONLINE_SANDBOX_BRIDGE } from './sandbox-network.js';
 
 /**
  * The host firewall rules that keep sandboxes apart from the host and each other. Docker already
@@ -13,6 +14,10 @@ import { EVERY_SANDBOX_BRIDGE, OFFLINE_SANDBOX_BRIDGE } from './sandbox-network.
  * the machine, and never removed (with no sandbox bridge they match nothing). Replies to
  * connections the host opened (the control plane reaching an agent-server through its published
  * 127.0.0.1 port) are ESTABLISHED and pass.
+ *
+ * What an `internet` sandbox sends beyond the machine goes through one chain of ours (egress.ts),
+ * which refuses private and link-local ranges; its content follows the settings, so it is rewritten
+ * at every start.
  */
 export interface FirewallRule {
   binary: 'iptables' | 'ip6tables';
@@ -46,18 +51,50 @@ export const FIREWALL_RULES: readonly FirewallRule[] = [
     chain: 'DOCKER-USER',
     rule: ['-i', OFFLINE_SANDBOX_BRIDGE, ...COMMENT, 'sandbox-server: network none reaches nothing', '-j', 'DROP'],
   },
+  {
+    binary: 'iptables',
+    chain: 'DOCKER-USER',
+    rule: ['-i', ONLINE_SANDBOX_BRIDGE, ...COMMENT, 'sandbox-server: internet means the internet', '-j', EGRESS_CHAIN],
+  },
+  // dockerd makes no DOCKER-USER for IPv6 unless IPv6 is on; FORWARD is always there.
+  {
+    binary: 'ip6tables',
+    chain: 'FORWARD',
+    rule: ['-i', ONLINE_SANDBOX_BRIDGE, ...COMMENT, 'sandbox-server: internet means the internet', '-j', EGRESS_CHAIN],
+  },
 ];
 
-export type RunCommand = (file: string, args: string[]) => Promise<unknown>;
+/** Runs a program with `input` on its standard input; rejects when it fails, with its stderr. */
+export type RunCommand = (file: string, args: string[], input?: string) => Promise<unknown>;
 
-const runCommand: RunCommand = promisify(execFile);
+const runCommand: RunCommand = (file, args, input) =>
+  new Promise((resolve, reject) => {
+    const child = execFile(file, args, (error, stdout, stderr) => (error ? reject(Object.assign(error, { stderr })) : resolve(stdout)));
+    // A program that exits without reading (a failing iptables) closes the pipe: its exit code says why.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
+  });
+
+export interface FirewallOptions {
+  run?: RunCommand;
+  /** SANDBOX_INTERNET_ALLOW: private blocks `internet` sandboxes may reach after all. */
+  allow?: readonly string[];
+  /** The host's resolv.conf (and systemd-resolved's, when that names only its stub). */
+  readResolvConf?: () => Promise<string>;
+}
 
 /**
- * Adds each missing rule at the top of its chain. Resolves to null when every rule is in place, or
- * to why not (no iptables, not root, dockerd without its iptables chains): the caller says so once.
+ * Writes the egress chain for both families, then adds each missing rule at the top of its chain.
+ * Resolves to null when every rule is in place, or to why not (no iptables, not root, dockerd
+ * without its iptables chains): the caller says so once.
  */
-export async function installFirewall(run: RunCommand = runCommand): Promise<string | null> {
+export async function installFirewall(options: FirewallOptions = {}): Promise<string | null> {
+  const run = options.run ?? runCommand;
   try {
+    const policy: EgressPolicy = { allow: options.allow ?? [], nameservers: parseNameservers(await (options.readResolvConf ?? readHostResolvConf)()) };
+    for (const binary of ['iptables', 'ip6tables'] as const) {
+      await run(`${binary}-restore`, ['-w', '--noflush'], egressChainRestore(binary, policy));
+    }
     for (const { binary, chain, rule } of FIREWALL_RULES) {
       // -w waits for the xtables lock that dockerd also takes.
       const present = await run(binary, ['-w', '-C', chain, ...rule]).then(
@@ -70,6 +107,17 @@ export async function installFirewall(run: RunCommand = runCommand): Promise<str
   } catch (error) {
     return commandFailure(error);
   }
+}
+
+const SYSTEMD_RESOLVED_STUB = '127.0.0.53';
+
+async function readHostResolvConf(): Promise<string> {
+  const hosts = await readFile('/etc/resolv.conf', 'utf8').catch(() => '');
+  const servers = parseNameservers(hosts);
+  if (servers.length > 0 && servers.every((server) => server === SYSTEMD_RESOLVED_STUB)) {
+    return readFile('/run/systemd/resolve/resolv.conf', 'utf8').catch(() => hosts);
+  }
+  return hosts;
 }
 
 function commandFailure(error: unknown): string {

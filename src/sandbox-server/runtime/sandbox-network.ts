@@ -14,6 +14,7 @@ const BRIDGE_PREFIXES: Record<SandboxNetwork, string> = { internet: 'sbxi', none
 /** iptables' wildcard for every sandbox bridge, and for those of `none` networks. */
 export const EVERY_SANDBOX_BRIDGE = 'sbx+';
 export const OFFLINE_SANDBOX_BRIDGE = `${BRIDGE_PREFIXES.none}+`;
+export const ONLINE_SANDBOX_BRIDGE = `${BRIDGE_PREFIXES.internet}+`;
 /** Linux caps interface names at 15 characters. */
 const INTERFACE_NAME_MAX = 15;
 /** A /29 holds the bridge's gateway and the sandbox's one container, with room to spare. */
