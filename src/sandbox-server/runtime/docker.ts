@@ -23,6 +23,7 @@ import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.j
 import { createDockerSnapshots } from './docker-snapshots.js';
 import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
 import { createMemoryWatchdog } from './docker-memory-watchdog.js';
+import { agentProcessLimit } from './agent-process-limit.js';
 import { imageIdOn } from '../image/image-id.js';
 
 export interface DockerRuntimeOptions {
@@ -468,6 +469,7 @@ function createOptionsFor(
       ...(request.cpus ? { NanoCpus: Math.round(request.cpus * 1e9) } : {}),
       ...(request.memoryMb ? { Memory: request.memoryMb * 1024 * 1024 } : {}),
       ...(request.pidsLimit ? { PidsLimit: request.pidsLimit } : {}),
+      ...ulimitsFor(request),
       Runtime: request.runtime,
       Privileged: false,
       SecurityOpt: ['no-new-privileges:true'],
@@ -476,6 +478,12 @@ function createOptionsFor(
       RestartPolicy: { Name: 'no' },
     },
   };
+}
+
+/** The agent's own process limit, where the PIDs limit alone would end the whole sandbox (agent-process-limit.ts). */
+function ulimitsFor(request: ContainerRequest): Pick<Docker.HostConfig, 'Ulimits'> {
+  const limit = agentProcessLimit(request.runtime, request.pidsLimit);
+  return limit === null ? {} : { Ulimits: [{ Name: 'nproc', Soft: limit, Hard: limit }] };
 }
 
 /**
