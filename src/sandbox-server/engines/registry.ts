@@ -4,6 +4,8 @@ import type { Logger } from '../../logger.js';
 import type { Database, Listen } from '../db/client.js';
 import { type EngineRow, engines, sandboxes } from '../db/schema.js';
 import type { Reconciler } from '../reconciler/index.js';
+import { engineAddressProblems } from './engine-address.js';
+import { recordUnusableEngine } from '../reconciler/unusable-engine.js';
 import { ENGINES_CHANNEL, handOff, KICK_CHANNEL } from '../replicas/hand-off.js';
 import { LeaseKeeper } from '../replicas/lease-keeper.js';
 import type { SandboxRuntime } from '../runtime/runtime.js';
@@ -45,10 +47,15 @@ export function reconcilerLease(engine: string): string {
 export class EngineRegistry {
   readonly #options: EngineRegistryOptions;
   readonly #engines = new Map<string, EngineHandle>();
+  /** Engines whose address no runtime can be made for, and why; tried again at each sync. */
+  readonly #unusable = new Map<string, string>();
   readonly #writeListeners = new Set<(sandboxId: string) => void>();
   #syncing: Promise<void> = Promise.resolve();
   #started = false;
   #stopped = false;
+  readonly #stopping = new AbortController();
+  /** Settles (false) when stop() is called. */
+  readonly #stopCalled = new Promise<false>((resolve) => this.#stopping.signal.addEventListener('abort', () => resolve(false), { once: true }));
   #unlisten: Array<() => Promise<void>> = [];
 
   constructor(options: EngineRegistryOptions) {
@@ -86,11 +93,38 @@ export class EngineRegistry {
       await handle.runtime.close();
       this.#options.log.info({ engine: name }, 'engine removed: its reconciler stopped');
     }
+    for (const name of this.#unusable.keys()) if (!names.has(name)) this.#unusable.delete(name);
     for (const row of rows) {
       const known = this.#engines.get(row.name);
       if (known) known.row = row;
-      else this.#add(row);
+      else this.#addUsable(row);
     }
+  }
+
+  /**
+   * One engine that cannot be driven (an address written before addresses were checked, or by
+   * hand) stops neither the others nor the server: it is recorded as such.
+   */
+  #addUsable(row: EngineRow): void {
+    try {
+      const [problem] = engineAddressProblems(row.dockerUrl, row.advertiseHost);
+      if (problem) throw new Error(`${problem.field} ${problem.msg}`);
+      this.#add(row);
+      this.#unusable.delete(row.name);
+    } catch (err) {
+      const detail = `the address ${row.dockerUrl} cannot be used: ${(err as Error).message}`;
+      if (this.#unusable.get(row.name) !== detail) this.#options.log.error({ err, engine: row.name }, 'engine cannot be driven: its sandboxes are ERROR until its address is fixed or it is removed');
+      this.#unusable.set(row.name, detail);
+      this.#recordUnusable(row.name);
+    }
+  }
+
+  #recordUnusable(engine: string): void {
+    const detail = this.#unusable.get(engine);
+    if (detail === undefined) return;
+    void recordUnusableEngine(this.#options.db, engine, detail).catch((err: unknown) =>
+      this.#options.log.warn({ err, engine }, 'could not record an engine that cannot be driven'),
+    );
   }
 
   #add(row: EngineRow): void {
@@ -105,9 +139,17 @@ export class EngineRegistry {
       ttlMs: leaseTtlMs,
       log,
       // The engine's sandboxes wait for its image: its reconciler starts once the image is there.
+      // An engine that never answers holds the image up forever (Docker calls have no deadline):
+      // shutdown does not wait for it.
       onAcquired: async () => {
-        await this.#options.prepare(row, runtime).catch((err: unknown) => log.error({ err, engine: row.name }, 'agent-server image is not available on the engine; its sandboxes cannot start'));
-        await reconciler.start();
+        const prepared = this.#options.prepare(row, runtime).then(
+          () => true,
+          (err: unknown) => {
+            log.error({ err, engine: row.name }, 'agent-server image is not available on the engine; its sandboxes cannot start');
+            return true;
+          },
+        );
+        if (await Promise.race([prepared, this.#stopCalled])) await reconciler.start();
       },
       onLost: () => reconciler.stop(),
     });
@@ -125,6 +167,7 @@ export class EngineRegistry {
   /** Stops every engine's reconciler, gives the leases up for other replicas, and closes the engines' runtimes. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping.abort();
     await this.#syncing.catch(() => undefined);
     await Promise.all(this.#unlisten.map((unlisten) => unlisten()));
     await Promise.all([...this.#engines.values()].map((handle) => handle.lease.stop()));
@@ -163,6 +206,7 @@ export class EngineRegistry {
     }
     const kickOn = (name: string | undefined) => {
       if (name === undefined) return;
+      if (this.#unusable.has(name)) return this.#recordUnusable(name);
       const handle = this.#engines.get(name);
       if (!handle || !this.#kickHere(handle, sandboxId)) handOff(db, KICK_CHANNEL, `${name}/${sandboxId}`, log);
     };
