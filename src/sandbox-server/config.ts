@@ -280,13 +280,24 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** `sandbox-server resources ...` (installation/resources-command.ts), as `--help` shows it. */
+export const RESOURCES_USAGE = [
+  '  sandbox-server resources ls                     list what other installations left on the engines',
+  "  sandbox-server resources adopt INSTALLATION     make them this installation's: its sweeps then remove those no row claims",
+  '  sandbox-server resources rm INSTALLATION --yes  remove them now (without --yes: show what would be removed)',
+];
+
 /** The text of `sandbox-server --help`. */
 export function configHelp(): string {
   const lines = [
-    'Usage: sandbox-server [image build]',
+    'Usage: sandbox-server [image build | resources ls|adopt|rm]',
     '',
     '  sandbox-server              run the control plane (HTTP API and reconciler)',
     '  sandbox-server image build  build the agent-server image, then exit',
+    '',
+    'Resources of other installations (another database or data directory on the same engines),',
+    'which this one reports and never removes by itself (docs/operations.md):',
+    ...RESOURCES_USAGE,
     '',
     'Environment variables:',
   ];

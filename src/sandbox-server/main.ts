@@ -12,7 +12,7 @@ async function main(args: string[]): Promise<number | undefined> {
     return 0;
   }
   const command = args.join(' ');
-  if (!COMMANDS.includes(command)) {
+  if (!COMMANDS.includes(command) && args[0] !== 'resources') {
     process.stderr.write(`sandbox-server: unknown command "${command}"\n\n${configHelp()}`);
     return 2;
   }
@@ -24,7 +24,16 @@ async function main(args: string[]): Promise<number | undefined> {
     process.stderr.write(`sandbox-server: ${error.message}\n`);
     return 2;
   }
+  if (args[0] === 'resources') return resources(config, args.slice(1));
   return command === 'image build' ? buildImage(config) : serveUntilSignalled(config);
+}
+
+async function resources(config: SandboxServerConfig, args: string[]): Promise<number> {
+  const { runResourcesCommand } = await import('./installation/resources-command.js');
+  return runResourcesCommand(config, args, {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
 }
 
 async function buildImage(config: SandboxServerConfig): Promise<number> {

@@ -21,6 +21,7 @@ import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
+import { readInstallationId } from './installation/installation-id.js';
 import { WarmPoolKeeper } from './reconciler/warm-pool-keeper.js';
 import { recordEngineHealth } from './reconciler/record-engine-health.js';
 import { handOff, START_TASK_CHANNEL, WARM_POOLS_CHANNEL } from './replicas/hand-off.js';
@@ -86,7 +87,9 @@ export async function startSandboxServer(
       : { pgliteDir: join(config.DATA_DIR, 'pglite') },
   );
   const engineIdentity = dependencies.engineIdentity ?? dockerIdentity(config.DOCKER_TLS_CERT_DIR, log);
+  let installationId: string;
   try {
+    installationId = await readInstallationId(database.db);
     await registerConfiguredEngines(database.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env), engineIdentity);
   } catch (error) {
     await database.close();
@@ -117,6 +120,7 @@ export async function startSandboxServer(
       dependencies.runtime ??
       createDockerRuntime({
         instanceId: config.SANDBOX_SERVER_INSTANCE,
+        installationId,
         networkPool: config.SANDBOX_NETWORK_POOL,
         spareNetworks: config.SANDBOX_SPARE_NETWORKS,
         copyImage: config.AGENT_SERVER_IMAGE,
@@ -132,6 +136,7 @@ export async function startSandboxServer(
         advertiseHost: row.advertiseHost,
         runtime,
         instanceId: config.SANDBOX_SERVER_INSTANCE,
+        installationId,
         intervalMs: config.RECONCILE_INTERVAL_MS,
         orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
         startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
@@ -190,6 +195,7 @@ export async function startSandboxServer(
     db: database.db,
     log,
     instanceId: config.SANDBOX_SERVER_INSTANCE,
+    installationId,
     helperImage: config.AGENT_SERVER_IMAGE,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     idleMs: config.DRAIN_IDLE_SECONDS * 1000,
@@ -290,6 +296,7 @@ export async function startSandboxServer(
       url,
       database: database.driver,
       instance: config.SANDBOX_SERVER_INSTANCE,
+      installation: installationId,
       replica,
       replicas: database.driver === 'postgres' ? 'any number on this database' : 'this one only: set DATABASE_URL to run several',
     },

@@ -8,9 +8,9 @@ import { startBuiltControlPlane, stopProcess } from './processes.js';
  * The built control plane (dist/sandbox-server.js) as its own process on `port`, answering /alive,
  * with the settings the fault suites share: quick sweeps, a short orphan grace, and the base image
  * as the agent-server image (an image it did not build is left alone, so nothing is built). `env`
- * adds the database, instance and anything else a suite needs.
+ * adds the database, instance and anything else a suite needs; `onStdout` gets its log lines.
  */
-export function spawnControlPlane(port: number, env: Record<string, string>): Promise<ChildProcess> {
+export function spawnControlPlane(port: number, env: Record<string, string>, onStdout?: (text: string) => void): Promise<ChildProcess> {
   const settings = {
     AGENT_SERVER_IMAGE: TEST_BASE_IMAGE,
     MAX_RUNNING_SANDBOXES: '100',
@@ -18,7 +18,7 @@ export function spawnControlPlane(port: number, env: Record<string, string>): Pr
     ORPHAN_GRACE_SECONDS: '2',
     LOG_LEVEL: 'warn',
   };
-  return startBuiltControlPlane(port, { ...settings, ...env }, 60_000);
+  return startBuiltControlPlane(port, { ...settings, ...env }, 60_000, onStdout);
 }
 
 /** SIGKILLs the process, if it still runs, and resolves once it has exited. */

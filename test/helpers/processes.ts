@@ -27,12 +27,19 @@ export function freePort(): Promise<number> {
  * The built control plane (dist/sandbox-server.js) as its own process on `port`, `env` laid over
  * this process's environment, once it answers /alive. Throws, rather than waiting out `timeoutMs`,
  * when the process exits first; one that does not answer in time is killed before the throw.
+ * `onStdout` gets what it writes to stdout (its log lines), which is otherwise dropped.
  */
-export async function startBuiltControlPlane(port: number, env: Record<string, string>, timeoutMs: number): Promise<ChildProcess> {
+export async function startBuiltControlPlane(
+  port: number,
+  env: Record<string, string>,
+  timeoutMs: number,
+  onStdout?: (text: string) => void,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js')], {
     env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', onStdout ? 'pipe' : 'ignore', 'inherit'],
   });
+  if (onStdout) child.stdout?.on('data', (chunk: Buffer) => onStdout(chunk.toString('utf8')));
   const deadline = Date.now() + timeoutMs;
   while (!(await answersAlive(port))) {
     if (hasExited(child)) throw new Error(`the control plane on port ${port} exited (${child.exitCode ?? child.signalCode}) before answering /alive`);
@@ -62,4 +69,17 @@ async function answersAlive(port: number): Promise<boolean> {
   const response = await fetch(`http://127.0.0.1:${port}/alive`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
   await response?.body?.cancel();
   return response?.status === 200;
+}
+
+/** Runs a command of the built control plane (`sandbox-server resources ls`, ...) to its end, `env` over this process's. */
+export function runBuiltControlPlane(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -1,4 +1,4 @@
 export { createMetrics, type Metrics } from './create-metrics.js';
 export { metricsMiddleware } from './metrics-middleware.js';
 export { registerMetricsRoute } from './metrics-route.js';
-export { createSandboxMetrics, type SandboxMetrics, type SandboxStatusCounts, type WarmPoolCounts } from './sandbox-metrics.js';
+export { createSandboxMetrics, type ForeignResourceCounts, type SandboxMetrics, type SandboxStatusCounts, type WarmPoolCounts } from './sandbox-metrics.js';

@@ -6,6 +6,9 @@ export type SandboxStatusCounts = Readonly<Record<string, number>>;
 /** Per spec with a warm pool: members ready to claim, and live sandboxes that were claimed from it. */
 export type WarmPoolCounts = Readonly<Record<string, { ready: number; claimed: number }>>;
 
+/** Resources of other installations an engine's sweep found and left alone, e.g. `{ installation: 'legacy', kind: 'container', count: 2 }`. */
+export type ForeignResourceCounts = readonly { installation: string; kind: string; count: number }[];
+
 /**
  * What the control plane reports about sandboxes. The reconciler depends on this interface only, so
  * it neither imports prom-client nor needs a registry in its tests.
@@ -31,6 +34,8 @@ export interface SandboxMetrics {
   countWarmPoolClaim(specId: string, hit: boolean): void;
   /** Registers the function read at each scrape for `warm_pool_ready{spec}` and `warm_pool_claimed{spec}`. */
   setWarmPoolCounts(read: () => Promise<WarmPoolCounts>): void;
+  /** What the last sweep of `engine` found of other installations' resources (the `sandbox_server_foreign_resources` gauge). */
+  setForeignResources(engine: string, counts: ForeignResourceCounts): void;
 }
 
 /** Adds the control plane's sandbox metrics to `registry` (the one `createMetrics` made). */
@@ -99,6 +104,17 @@ export function createSandboxMetrics(registry: Registry): SandboxMetrics {
       for (const [version, count] of Object.entries(counts)) this.set({ version }, count);
     },
   });
+  const foreign = new Map<string, ForeignResourceCounts>();
+  new Gauge({
+    name: 'sandbox_server_foreign_resources',
+    help: 'Containers, volumes, networks and snapshots of another installation (another database, or a release before the installation label) on an engine: left alone, see `sandbox-server resources`',
+    labelNames: ['engine', 'installation', 'kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [engine, counts] of foreign) for (const { installation, kind, count } of counts) this.set({ engine, installation, kind }, count);
+    },
+  });
   const reconcileDuration = new Histogram({
     name: 'reconcile_duration_seconds',
     help: 'Duration of one reconcile pass',
@@ -138,5 +154,6 @@ export function createSandboxMetrics(registry: Registry): SandboxMetrics {
     setWarmPoolCounts: (read) => {
       readWarmPoolCounts = read;
     },
+    setForeignResources: (engine, counts) => foreign.set(engine, counts),
   };
 }

@@ -334,3 +334,24 @@ export const sandboxHolds = pgTable('sandbox_holds', {
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
 });
+
+/**
+ * The one row naming this installation: a database and the Docker resources it made. Every
+ * container, volume, network and snapshot image carries the id as a label, so that a control plane
+ * on another database (another installation) sharing the engine never takes them for its own
+ * leftovers. The migration that creates the table draws the id.
+ */
+export const installation = pgTable('installation', {
+  id: text('id').primaryKey(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Other installations whose resources this one has taken over (`sandbox-server resources adopt`):
+ * its sweeps treat them as its own. `legacy` stands for resources made by a release before the
+ * installation label.
+ */
+export const adoptedInstallations = pgTable('adopted_installations', {
+  installation: text('installation').primaryKey(),
+  adoptedAt: timestamp('adopted_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { toRuntimeError } from '../runtime/docker-errors.js';
-import { LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../runtime/runtime.js';
+import { LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY, ownerLabels } from '../runtime/runtime.js';
 import { copyImage } from '../image/index.js';
 
 /** A snapshot's artifacts on its engine (runtime.snapshot's answer), and the labels its volume carries. */
@@ -17,6 +17,8 @@ export interface CopySnapshotOptions {
   /** The image the helper containers run: one we built and trust, present on both engines (the agent-server image). */
   helperImage: string;
   instanceId: string;
+  /** The installation the copies are labelled with (see ownerLabels). */
+  installationId?: string;
   onProgress(line: string): void;
 }
 
@@ -49,7 +51,7 @@ export async function copySnapshot(options: CopySnapshotOptions, snapshot: Snaps
   const source = await startHelper(options, options.from, snapshot, { ReadOnly: true });
   try {
     const target = await startHelper(options, options.to, snapshot, {
-      VolumeOptions: { NoCopy: true, Labels: { ...snapshot.volumeLabels, [LABEL_INSTANCE]: options.instanceId }, DriverConfig: { Name: 'local', Options: {} } },
+      VolumeOptions: { NoCopy: true, Labels: { ...snapshot.volumeLabels, ...ownerLabels(options.instanceId, options.installationId) }, DriverConfig: { Name: 'local', Options: {} } },
     });
     try {
       const archive = await source.getArchive({ path: MOUNT }).catch((error: unknown) => {
@@ -85,7 +87,7 @@ async function startHelper(
       User: '0:0',
       WorkingDir: '/',
       NetworkDisabled: true,
-      Labels: { [LABEL_INSTANCE]: options.instanceId, [LABEL_SNAPSHOT_ID]: snapshot.id, [LABEL_VOLUME_COPY]: snapshot.volume },
+      Labels: { ...ownerLabels(options.instanceId, options.installationId), [LABEL_SNAPSHOT_ID]: snapshot.id, [LABEL_VOLUME_COPY]: snapshot.volume },
       HostConfig: {
         NetworkMode: 'none',
         Mounts: [{ Type: 'volume', Source: snapshot.volume, Target: MOUNT, ...mount }],

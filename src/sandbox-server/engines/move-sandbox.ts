@@ -14,6 +14,8 @@ import { copySnapshot } from './copy-snapshot.js';
 export interface MoveContext {
   db: Database;
   instanceId: string;
+  /** The installation the copies on the target are labelled with (see ownerLabels). */
+  installationId?: string;
   /** The trusted image volume-copy helpers run (the agent-server image, on every engine). */
   helperImage: string;
   log: Logger;
@@ -102,6 +104,7 @@ export async function moveSandbox(ctx: MoveContext, sandboxId: string, from: str
           to: ctx.dockerOf(target),
           helperImage: ctx.helperImage,
           instanceId: ctx.instanceId,
+          installationId: ctx.installationId,
           onProgress: (line) => ctx.log.info({ sandboxId, from, to: target }, line),
         },
         { id: snapshotId, image: artifacts.image, volume: artifacts.volume, volumeLabels: { [LABEL_SNAPSHOT_ID]: snapshotId, [LABEL_SPEC_ID]: row.specId } },

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { LOCAL_ENGINE } from '../../contracts/engine.js';
 import type { Database } from '../db/client.js';
-import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs, snapshots } from '../db/schema.js';
+import { adoptedInstallations, type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs, snapshots } from '../db/schema.js';
 import type { SandboxMetrics } from '../../http/metrics/index.js';
 import { type Logger, logger } from '../../logger.js';
 import {
@@ -17,6 +17,7 @@ import { acknowledgeHolds } from './holds.js';
 import { AliveProbes } from './alive-probes.js';
 import { CreatesInFlight } from './creates-in-flight.js';
 import { createLimiter, forEachLimited } from './limit.js';
+import { ForeignResourceReport, Ownership } from './foreign-resources.js';
 import { OrphanSweeper } from './orphans.js';
 import { applyPolicies } from './policies.js';
 import { type AskAgentIdleMs, askAgentIdleMs } from './agent-idle.js';
@@ -37,6 +38,12 @@ export interface ReconcilerOptions {
   runtime: SandboxRuntime;
   /** Only containers carrying this instance label are ours (the runtime filters by it). */
   instanceId: string;
+  /**
+   * This installation's id (the runtime labels what it makes with it): sweeps remove only its own
+   * leftovers and those of the installations it adopted. Unset (tests), resources carrying no
+   * installation are its own.
+   */
+  installationId?: string;
   /** Sweep of every sandbox, besides kicks and runtime events. Default 5 s. */
   intervalMs?: number;
   /** How long a container no live row claims is left alone before it is removed. Default 60 s. */
@@ -109,6 +116,7 @@ export class Reconciler {
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
   private readonly pendingCreates = new Set<Promise<void>>();
   private readonly orphans: OrphanSweeper;
+  private readonly ownership: Ownership;
   private readonly writeListeners = new Set<(sandboxId: string) => void>();
   private readonly aliveProbes: AliveProbes;
 
@@ -158,7 +166,9 @@ export class Reconciler {
       },
     };
     this.queue = new WorkQueue<WorkKey>({ onReady: () => this.wake(), backoff: BACKOFF });
-    this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log);
+    this.ownership = new Ownership(options.installationId);
+    const foreign = new ForeignResourceReport(this.engine, this.log, this.metrics);
+    this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log, this.ownership, foreign);
   }
 
   /** Adopts what the runtime already runs (one full pass), then follows events and the interval. */
@@ -319,6 +329,7 @@ export class Reconciler {
       this.reconcileRow(entry, bySandbox.get(entry.row.id) ?? [], stoppedByEngine.has(entry.row.id), listedAt),
     );
     if (!only) {
+      this.ownership.adopt(new Set((await this.db.select().from(adoptedInstallations)).map((row) => row.installation)));
       const liveIds = new Set(entries.map((e) => e.row.id));
       await this.orphans.sweep(observed, networks, liveIds, Date.now());
       await this.orphans.sweepVolumes(copies, unusedVolumes, liveIds, Date.now());

@@ -2,23 +2,27 @@ import type { Logger } from '../../logger.js';
 import type {
   ContainerObservation,
   NetworkObservation,
+  Owned,
   SandboxRuntime,
   SnapshotObservation,
   VolumeCopyObservation,
   VolumeObservation,
 } from '../runtime/runtime.js';
 import { dataVolumeNameFor } from './container-request.js';
+import { type ForeignResource, type ForeignResourceReport, installationOf, type Ownership, type ResourceKind } from './foreign-resources.js';
 import { forEachLimited } from './limit.js';
 
 const REMOVE_CONCURRENCY = 8;
 
 /**
- * Removes containers and networks carrying our instance label that no live row claims (a container
+ * Removes containers and networks of this installation that no live row claims (a container
  * with its data volume), data volumes no container uses and no live row claims, volume copies that
  * have ended, and snapshot images and volumes that no snapshot row claims, once they have stayed
  * unclaimed for the grace period. The grace covers a row committed after the listing was
  * taken, and a control plane sharing the label during a rolling restart. Containers go first: a
- * network is removed only once nothing is attached to it.
+ * network is removed only once nothing is attached to it. What another installation made (another
+ * database or data directory sharing the engine and instance label, or a release before the
+ * installation label) is never removed: it is reported instead, unless this installation adopted it.
  */
 export class OrphanSweeper {
   /** Orphaned container id or network name -> when a sweep first saw it. */
@@ -32,7 +36,18 @@ export class OrphanSweeper {
     private readonly runtime: SandboxRuntime,
     private readonly graceMs: number,
     private readonly log: Logger,
+    private readonly ownership: Ownership,
+    private readonly foreign: ForeignResourceReport,
   ) {}
+
+  /** The unclaimed resources of one kind that are this installation's to remove; the others are added to `foreign`. */
+  private ours<T extends Owned>(kind: ResourceKind, unclaimed: readonly T[], nameOf: (resource: T) => string, foreign: ForeignResource[]): T[] {
+    return unclaimed.filter((resource) => {
+      if (this.ownership.owns(resource)) return true;
+      foreign.push({ kind, name: nameOf(resource), installation: installationOf(resource) });
+      return false;
+    });
+  }
 
   async sweep(
     containers: readonly ContainerObservation[],
@@ -40,8 +55,10 @@ export class OrphanSweeper {
     liveIds: ReadonlySet<string>,
     now: number,
   ): Promise<void> {
-    const orphans = containers.filter((c) => !liveIds.has(c.sandboxId));
-    const orphanNetworks = networks.filter((n) => !liveIds.has(n.sandboxId));
+    const foreign: ForeignResource[] = [];
+    const orphans = this.ours('container', containers.filter((c) => !liveIds.has(c.sandboxId)), (c) => c.containerId, foreign);
+    const orphanNetworks = this.ours('network', networks.filter((n) => !liveIds.has(n.sandboxId)), (n) => n.name, foreign);
+    this.foreign.found(['container', 'network'], foreign);
     const keys = new Set([...orphans.map((c) => c.containerId), ...orphanNetworks.map((n) => n.name)]);
     for (const key of this.seenAt.keys()) if (!keys.has(key)) this.seenAt.delete(key);
 
@@ -90,8 +107,10 @@ export class OrphanSweeper {
     liveIds: ReadonlySet<string>,
     now: number,
   ): Promise<void> {
-    const ended = copies.filter((c) => !c.running);
-    const unclaimed = volumes.filter((v) => !liveIds.has(v.sandboxId));
+    const foreign: ForeignResource[] = [];
+    const ended = this.ours('volume-copy', copies.filter((c) => !c.running), (c) => c.containerId, foreign);
+    const unclaimed = this.ours('volume', volumes.filter((v) => !liveIds.has(v.sandboxId)), (v) => v.name, foreign);
+    this.foreign.found(['volume-copy', 'volume'], foreign);
     const keys = new Set([...ended.map((c) => c.containerId), ...unclaimed.map((v) => v.name)]);
     for (const key of this.volumeSeenAt.keys()) if (!keys.has(key)) this.volumeSeenAt.delete(key);
     await forEachLimited(ended, REMOVE_CONCURRENCY, async (copy) => {
@@ -117,7 +136,9 @@ export class OrphanSweeper {
   }
 
   async sweepSnapshots(observed: readonly SnapshotObservation[], claimedIds: ReadonlySet<string>, now: number): Promise<void> {
-    const orphans = observed.filter((s) => !claimedIds.has(s.snapshotId));
+    const foreign: ForeignResource[] = [];
+    const orphans = this.ours('snapshot', observed.filter((s) => !claimedIds.has(s.snapshotId)), (s) => s.image ?? s.volume ?? s.snapshotId, foreign);
+    this.foreign.found(['snapshot'], foreign);
     const orphanIds = new Set(orphans.map((s) => s.snapshotId));
     for (const snapshotId of this.snapshotSeenAt.keys()) if (!orphanIds.has(snapshotId)) this.snapshotSeenAt.delete(snapshotId);
     await forEachLimited(orphans, REMOVE_CONCURRENCY, async (orphan) => {

@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { demultiplexLogs } from './docker.js';
 import { statusCodeOf, toRuntimeError } from './docker-errors.js';
 import {
+  LABEL_INSTALLATION,
   LABEL_INSTANCE,
   LABEL_SANDBOX_ID,
   LABEL_SNAPSHOT_ID,
@@ -15,6 +16,8 @@ import {
 export interface DockerSnapshotOptions {
   docker: Docker;
   instanceId: string;
+  /** The labels naming the owner (ownerLabels): every image, volume and helper made carries them. */
+  owner: Record<string, string>;
   /**
    * The image whose `cp` copies volumes: one we built and trust (the agent-server image), never a
    * snapshot's own image, whose files the agent may have replaced.
@@ -44,7 +47,7 @@ export function snapshotVolumeFor(snapshotId: string): string {
  * labels, so that they are found again after a restart and swept when no snapshot row claims them.
  */
 export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotVerbs {
-  const { docker, instanceId } = options;
+  const { docker, instanceId, owner } = options;
 
   /**
    * Runs the trusted copy helper, without network, from one volume into a new one it creates with
@@ -62,7 +65,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
         User: '0:0',
         WorkingDir: '/',
         NetworkDisabled: true,
-        Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: snapshotId, [LABEL_VOLUME_COPY]: to.name },
+        Labels: { ...owner, [LABEL_SNAPSHOT_ID]: snapshotId, [LABEL_VOLUME_COPY]: to.name },
         HostConfig: {
           NetworkMode: 'none',
           Mounts: [
@@ -71,7 +74,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
               Type: 'volume',
               Source: to.name,
               Target: '/to',
-              VolumeOptions: { NoCopy: true, Labels: { ...to.labels, [LABEL_INSTANCE]: instanceId }, DriverConfig: { Name: 'local', Options: {} } },
+              VolumeOptions: { NoCopy: true, Labels: { ...to.labels, ...owner }, DriverConfig: { Name: 'local', Options: {} } },
             },
           ],
           CapDrop: ['ALL'],
@@ -137,7 +140,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
         // `size` (the bytes the container changed, what the commit will hold) is a query flag the types lack.
         const sizeQuery = { size: true } as Docker.ContainerInspectOptions;
         const { SizeRw } = (await container.inspect(sizeQuery)) as Docker.ContainerInspectInfo & { SizeRw?: number };
-        const labels = { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+        const labels = { ...owner, [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
         const [repo, tag] = image.split(':') as [string, string];
         await container.commit({
           repo,
@@ -182,7 +185,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
     async listVolumeCopies() {
       try {
         const helpers = await docker.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_VOLUME_COPY] } });
-        return helpers.map((helper) => ({ containerId: helper.Id, running: helper.State === 'running' }));
+        return helpers.map((helper) => ({ containerId: helper.Id, running: helper.State === 'running', installation: helper.Labels[LABEL_INSTALLATION] }));
       } catch (error) {
         throw toRuntimeError(error, 'list volume copies');
       }
@@ -199,18 +202,18 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
         throw toRuntimeError(error, 'list snapshots');
       }
       const found = new Map<string, SnapshotObservation>();
-      const entry = (snapshotId: string) => {
-        const observation = found.get(snapshotId) ?? { snapshotId, image: null, volume: null };
+      const entry = (snapshotId: string, installation: string | undefined) => {
+        const observation = found.get(snapshotId) ?? { snapshotId, image: null, volume: null, installation };
         found.set(snapshotId, observation);
         return observation;
       };
       for (const image of images) {
         const snapshotId = image.Labels?.[LABEL_SNAPSHOT_ID];
-        if (snapshotId) entry(snapshotId).image = image.RepoTags?.find((t) => t !== '<none>:<none>') ?? image.Id;
+        if (snapshotId) entry(snapshotId, image.Labels?.[LABEL_INSTALLATION]).image = image.RepoTags?.find((t) => t !== '<none>:<none>') ?? image.Id;
       }
       for (const volume of volumes) {
         const snapshotId = volume.Labels?.[LABEL_SNAPSHOT_ID];
-        if (snapshotId) entry(snapshotId).volume = volume.Name;
+        if (snapshotId) entry(snapshotId, volume.Labels?.[LABEL_INSTALLATION]).volume = volume.Name;
       }
       return [...found.values()];
     },

@@ -3,7 +3,7 @@ import type Docker from 'dockerode';
 import type { SandboxNetwork } from '../../contracts/sandbox.js';
 import type { Logger } from '../../logger.js';
 import { statusCodeOf, toRuntimeError } from './docker-errors.js';
-import { LABEL_INSTANCE, LABEL_SANDBOX_ID, type NetworkObservation } from './runtime.js';
+import { LABEL_INSTALLATION, LABEL_SANDBOX_ID, type NetworkObservation } from './runtime.js';
 
 /** On a spare network: the control plane process that made it (its token), and what it reaches. */
 export const LABEL_SPARE_NETWORK = 'sandbox-server.spare-network';
@@ -17,7 +17,8 @@ const FILL_RETRY_MS = 200;
 
 export interface SpareNetworksOptions {
   docker: Docker;
-  instanceId: string;
+  /** The labels naming the owner (ownerLabels), carried by every spare. */
+  owner: Record<string, string>;
   /** How many spares of each access (internet, none) to keep ready once one was asked for; 0 keeps none. */
   target: number;
   /** Creates a sandbox network (its bridge and subnet as any sandbox's) carrying `labels`; returns its id. */
@@ -86,7 +87,7 @@ export class SpareNetworks {
     const ready = new Set([...this.#ready.internet, ...this.#ready.none]);
     return networks
       .filter((network) => network.Labels?.[LABEL_SPARE_NETWORK] !== undefined && !ready.has(network.Name))
-      .map((network) => ({ name: network.Name, sandboxId: this.#inUse.get(network.Name) ?? '' }));
+      .map((network) => ({ name: network.Name, sandboxId: this.#inUse.get(network.Name) ?? '', installation: network.Labels?.[LABEL_INSTALLATION] }));
   }
 
   /** Once the sandbox's containers are gone, removes the spare it used (a spare serves one sandbox only). */
@@ -120,7 +121,7 @@ export class SpareNetworks {
           const name = `sandbox-server-spare-${this.#token}-${++this.#count}`;
           try {
             await this.#options.createNetwork(name, access, {
-              [LABEL_INSTANCE]: this.#options.instanceId,
+              ...this.#options.owner,
               [LABEL_SPARE_NETWORK]: this.#token,
               [LABEL_NETWORK_ACCESS]: access,
             });

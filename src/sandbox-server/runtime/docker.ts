@@ -10,10 +10,12 @@ import {
   ENGINE_DISCONNECTED,
   type NetworkObservation,
   LABEL_AGENT_SERVER_VERSION,
+  LABEL_INSTALLATION,
   LABEL_INSTANCE,
   LABEL_PORT_PREFIX,
   LABEL_SANDBOX_ID,
   LABEL_SPEC_ID,
+  ownerLabels,
   type RuntimeEvent,
   RuntimeError,
   type SandboxRuntime,
@@ -29,6 +31,12 @@ import { imageIdOn } from '../image/image-id.js';
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
   instanceId: string;
+  /**
+   * The installation (database) this control plane serves: everything created carries it
+   * (LABEL_INSTALLATION), and observations report each resource's, so that sweeps leave other
+   * installations' alone. Unset, resources are labelled as by a release before the label.
+   */
+  installationId?: string;
   docker?: Docker;
   /** SANDBOX_NETWORK_POOL: the IPv4 block sandbox networks take their subnets from. */
   networkPool?: string;
@@ -64,6 +72,7 @@ const SUBNET_ATTEMPTS = 8;
 export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRuntime {
   const docker = options.docker ?? new Docker();
   const { instanceId } = options;
+  const owner = ownerLabels(instanceId, options.installationId);
   const publishHost = options.publishHost ?? '127.0.0.1';
   const log = logger.child({ component: 'docker-runtime' });
   const pool = networkPoolOf(options.networkPool ?? DEFAULT_NETWORK_POOL);
@@ -71,7 +80,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   /** Our sandboxes' containers: the instance label and a sandbox id (volume copies carry none). */
   const sandboxContainers = [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SANDBOX_ID];
   const memoryWatchdog = createMemoryWatchdog({ docker, log });
-  const spares = new SpareNetworks({ docker, instanceId, target: options.spareNetworks ?? 0, createNetwork: (name, access, labels) => createNetwork(name, access, labels), log });
+  const spares = new SpareNetworks({ docker, owner, target: options.spareNetworks ?? 0, createNetwork: (name, access, labels) => createNetwork(name, access, labels), log });
 
   /** The networks labelled as this sandbox's, oldest first (two control planes may have raced to create one). */
   async function networksOf(sandboxId: string): Promise<Docker.NetworkInspectInfo[]> {
@@ -90,7 +99,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
    */
   async function ensureNetwork(request: ContainerRequest): Promise<string> {
     const { name, access } = request.network;
-    const labels = { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId };
+    const labels = { [LABEL_SANDBOX_ID]: request.sandboxId, ...owner };
     return createNetwork(name, access, labels, async (sameBridge) => {
       // The bridge is named after the network, so either conflict means another create of this
       // sandbox's network got there first (or a stranger holds the name).
@@ -171,7 +180,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     let containerId: string;
     try {
       const container = await docker.createContainer(
-        createOptionsFor(request, instanceId, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare)),
+        createOptionsFor(request, owner, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare)),
       );
       containerId = container.id;
     } catch (error) {
@@ -207,7 +216,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   }
 
   return {
-    ...createDockerSnapshots({ docker, instanceId, copyImage: options.copyImage }),
+    ...createDockerSnapshots({ docker, instanceId, owner, copyImage: options.copyImage }),
 
     async runtimes() {
       try {
@@ -302,7 +311,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         const networks = await docker.listNetworks({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
         const own = networks.filter((network) => network.Labels?.[LABEL_SPARE_NETWORK] === undefined);
         return [
-          ...own.map((network): NetworkObservation => ({ name: network.Name, sandboxId: network.Labels?.[LABEL_SANDBOX_ID] ?? '' })),
+          ...own.map(
+            (network): NetworkObservation => ({
+              name: network.Name,
+              sandboxId: network.Labels?.[LABEL_SANDBOX_ID] ?? '',
+              installation: network.Labels?.[LABEL_INSTALLATION],
+            }),
+          ),
           ...spares.observe(networks),
         ];
       } catch (error) {
@@ -313,7 +328,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     async listUnusedVolumes() {
       try {
         const { Volumes } = await docker.listVolumes({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_SANDBOX_ID], dangling: ['true'] } });
-        return (Volumes ?? []).map((volume) => ({ name: volume.Name, sandboxId: volume.Labels?.[LABEL_SANDBOX_ID] ?? '' }));
+        return (Volumes ?? []).map((volume) => ({
+          name: volume.Name,
+          sandboxId: volume.Labels?.[LABEL_SANDBOX_ID] ?? '',
+          installation: volume.Labels?.[LABEL_INSTALLATION],
+        }));
       } catch (error) {
         throw toRuntimeError(error, 'list volumes');
       }
@@ -425,7 +444,7 @@ export function containerNameFor(sandboxId: string): string {
 /** `network` is the id or name of the sandbox's network; `extraLabels` say which spare network that is. */
 function createOptionsFor(
   request: ContainerRequest,
-  instanceId: string,
+  owner: Record<string, string>,
   network: string,
   publishHost: string,
   extraLabels: Record<string, string>,
@@ -434,7 +453,7 @@ function createOptionsFor(
     ...extraLabels,
     [LABEL_SANDBOX_ID]: request.sandboxId,
     [LABEL_SPEC_ID]: request.specId,
-    [LABEL_INSTANCE]: instanceId,
+    ...owner,
   };
   const exposedPorts: Record<string, object> = {};
   const portBindings: Docker.PortMap = {};
@@ -462,8 +481,8 @@ function createOptionsFor(
           Type: 'volume',
           Source: request.dataVolume.name,
           Target: request.dataVolume.mountPath,
-          // Labels let cleanup find the volume by instance like the container.
-          VolumeOptions: { NoCopy: false, Labels: { [LABEL_SANDBOX_ID]: request.sandboxId, [LABEL_INSTANCE]: instanceId }, DriverConfig: { Name: 'local', Options: {} } },
+          // Labels let cleanup find the volume by its owner like the container.
+          VolumeOptions: { NoCopy: false, Labels: { [LABEL_SANDBOX_ID]: request.sandboxId, ...owner }, DriverConfig: { Name: 'local', Options: {} } },
         },
       ],
       ...(request.cpus ? { NanoCpus: Math.round(request.cpus * 1e9) } : {}),
@@ -509,6 +528,7 @@ function observationFromInspect(info: Docker.ContainerInspectInfo, publishHost: 
   return {
     containerId: info.Id,
     sandboxId: labels[LABEL_SANDBOX_ID] ?? '',
+    installation: labels[LABEL_INSTALLATION],
     state,
     exitCode: state === 'exited' || state === 'dead' ? info.State.ExitCode : null,
     oomKilled: info.State.OOMKilled === true,
@@ -528,6 +548,7 @@ function observationFromListing(info: Docker.ContainerInfo, publishHost: string)
   return {
     containerId: info.Id,
     sandboxId: info.Labels[LABEL_SANDBOX_ID] ?? '',
+    installation: info.Labels[LABEL_INSTALLATION],
     state,
     // The listing carries the exit code only in its human status ("Exited (137) 2 seconds ago"),
     // a format Docker has kept stable; parsing it spares one inspect per stopped container per pass.

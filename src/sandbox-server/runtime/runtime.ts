@@ -11,6 +11,25 @@ export const LABEL_SANDBOX_ID = 'sandbox-server.id';
 export const LABEL_SPEC_ID = 'sandbox-server.spec';
 /** Distinguishes control planes sharing one engine (e.g. parallel test runs). */
 export const LABEL_INSTANCE = 'sandbox-server.instance';
+/**
+ * The installation (one database) that made a resource: only its own are swept as leftovers.
+ * Resources of a release before this label carry none.
+ */
+export const LABEL_INSTALLATION = 'sandbox-server.installation';
+
+/**
+ * The labels that say who owns a resource: the instance and, when known, the installation. A
+ * runtime without an installation id (tests of the runtime alone) labels as a release before it did.
+ */
+export function ownerLabels(instanceId: string, installationId: string | undefined): Record<string, string> {
+  return installationId === undefined ? { [LABEL_INSTANCE]: instanceId } : { [LABEL_INSTANCE]: instanceId, [LABEL_INSTALLATION]: installationId };
+}
+
+/** What every observation of a labelled resource says of its owner. */
+export interface Owned {
+  /** Its LABEL_INSTALLATION; absent on resources of a release before that label. */
+  installation?: string;
+}
 /** `sandbox-server.port.<name>=<container port>`: lets an observation name its published ports. */
 export const LABEL_PORT_PREFIX = 'sandbox-server.port.';
 /** Set on the agent-server image we build (containers inherit it): which agent-server it runs. */
@@ -24,7 +43,7 @@ export const LABEL_SNAPSHOT_ID = 'sandbox-server.snapshot';
  */
 export const LABEL_VOLUME_COPY = 'sandbox-server.volume-copy';
 
-export interface ContainerObservation {
+export interface ContainerObservation extends Owned {
   containerId: string;
   sandboxId: string;
   state: ContainerState;
@@ -62,20 +81,20 @@ export interface ContainerRequest {
 }
 
 /** A network carrying our instance label. */
-export interface NetworkObservation {
+export interface NetworkObservation extends Owned {
   name: string;
   /** The sandbox whose network it is, or that uses it; '' for none. */
   sandboxId: string;
 }
 
 /** A sandbox's data volume carrying our instance label that no container uses. */
-export interface VolumeObservation {
+export interface VolumeObservation extends Owned {
   name: string;
   sandboxId: string;
 }
 
 /** A container copying a data volume (see LABEL_VOLUME_COPY). */
-export interface VolumeCopyObservation {
+export interface VolumeCopyObservation extends Owned {
   containerId: string;
   /** Still copying; a copy whose control plane died runs to its end and then stops. */
   running: boolean;
@@ -97,7 +116,7 @@ export interface SnapshotArtifacts {
 }
 
 /** A snapshot's artifacts as the engine lists them by label; either may be missing after a crash. */
-export interface SnapshotObservation {
+export interface SnapshotObservation extends Owned {
   snapshotId: string;
   image: string | null;
   volume: string | null;

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
-import { engines, lifecycleEvents, type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { Registry } from 'prom-client';
+import { createSandboxMetrics } from '../../../src/http/metrics/index.js';
+import { adoptedInstallations, engines, lifecycleEvents, type SandboxRow, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
 import { recordEngineHealth } from '../../../src/sandbox-server/reconciler/record-engine-health.js';
 import { applyPolicies, dataVolumeNameFor, networkNameFor, Reconciler, type ReconcilerOptions } from '../../../src/sandbox-server/reconciler/index.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
@@ -224,6 +226,38 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(callsOf('removeVolume').map((c) => c.target).sort()).toEqual([dataVolumeNameFor(deleted.id), dataVolumeNameFor('no-such-sandbox')].sort());
     // A network goes once its container has: in the same pass here, containers first.
     expect(fake.networks().map((n) => n.sandboxId)).toEqual([live.id]);
+  });
+
+  it("leaves another installation's leftovers alone and reports them, until this installation adopts them", async () => {
+    // The fake runtime labels nothing with an installation: what it holds is a release before the label's.
+    fake.addContainer('of-an-older-release');
+    fake.addNetwork('of-an-older-release');
+    fake.addVolume(dataVolumeNameFor('restored-by-an-older-release'), 'restored-by-an-older-release');
+    const registry = new Registry();
+    const eager = reconciler({ installationId: 'this-installation', orphanGraceMs: 1, metrics: createSandboxMetrics(registry) });
+    await passes(eager, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await passes(eager, 2);
+    expect(fake.containers().map((c) => c.sandboxId)).toEqual(['of-an-older-release']);
+    expect(fake.networks().map((n) => n.sandboxId)).toEqual(['of-an-older-release']);
+    expect(fake.volumes()).toEqual([dataVolumeNameFor('restored-by-an-older-release')]);
+    const metrics = await registry.metrics();
+    for (const kind of ['container', 'network', 'volume']) {
+      expect(metrics).toContain(`sandbox_server_foreign_resources{engine="local",installation="legacy",kind="${kind}"} 1`);
+    }
+
+    await handle.db.insert(adoptedInstallations).values({ installation: 'legacy' });
+    try {
+      await passes(eager, 1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await passes(eager, 1);
+      expect(fake.containers()).toEqual([]);
+      expect(fake.networks()).toEqual([]);
+      expect(fake.volumes()).toEqual([]);
+      expect(await registry.metrics()).not.toContain('installation="legacy"');
+    } finally {
+      await handle.db.delete(adoptedInstallations);
+    }
   });
 
   it('removes data volumes no live row claims and volume copies that ended, only after the grace period', async () => {

@@ -6,7 +6,7 @@ import { SpareNetworks } from '../../../src/sandbox-server/runtime/docker-spare-
 
 function sparesWith(createNetwork: () => Promise<string>): SpareNetworks {
   // The engine client is only used to remove networks, which these tests never do.
-  return new SpareNetworks({ docker: new Docker({ socketPath: '/nonexistent.sock' }), instanceId: 'fill-test', target: 2, createNetwork, log: logger });
+  return new SpareNetworks({ docker: new Docker({ socketPath: '/nonexistent.sock' }), owner: { 'sandbox-server.instance': 'fill-test' }, target: 2, createNetwork, log: logger });
 }
 
 describe('refilling spare networks', () => {
