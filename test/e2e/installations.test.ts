@@ -38,7 +38,8 @@ describe.runIf(docker && process.env.DATABASE_URL)('installations sharing an eng
   let running: ChildProcess | undefined;
   let logs = '';
 
-  const pglite = () => ({ DATA_DIR: dataDir });
+  // Empty counts as unset: the suite's own DATABASE_URL must not reach the PGlite control plane.
+  const pglite = () => ({ DATA_DIR: dataDir, DATABASE_URL: '' });
   const postgres = () => ({ DATABASE_URL: database.url });
 
   async function serve(env: Record<string, string>): Promise<void> {
