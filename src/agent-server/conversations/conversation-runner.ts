@@ -5,15 +5,16 @@ import type { Event, JsonValue, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
 import { createLlmClient, type LlmConfig } from '../agent/llm/index.js';
-import { createDefaultTools } from '../agent/tools/index.js';
+import { createConversationTools } from '../agent/tools/index.js';
 import type { EventLog } from '../store/index.js';
 import type { Llm } from '../../contracts/agent-server/conversation-requests.js';
 import type { ConversationMetadata } from './metadata.js';
 
 /**
  * The agent loop of one conversation, built from the settings it was started with: its LLM
- * (agent.llm), the default tools working in its workspace, its confirmation policy, iteration cap
- * and condenser (agent.condenser, OpenHands' LLMSummarizingCondenser fields).
+ * (agent.llm), the tools it chose (agent.tools, filter_tools_regex, include_default_tools) working
+ * in its workspace, its confirmation policy, iteration cap and condenser (agent.condenser,
+ * OpenHands' LLMSummarizingCondenser fields).
  */
 export async function createConversationRunner(
   metadata: ConversationMetadata,
@@ -22,8 +23,9 @@ export async function createConversationRunner(
   agentUser?: AgentUser,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
+  const files = createAgentFs({ user: agentUser });
   // Made with the agent's rights: the agent may plant links on the way to where it will work.
-  await createAgentFs({ user: agentUser }).makeDirs(resolve(workspaceDir)).catch((error: unknown) => {
+  await files.makeDirs(resolve(workspaceDir)).catch((error: unknown) => {
     // The workspace was named by the client (a file, a path too long, a place the agent may not write).
     throw new ConflictError(`The conversation's workspace ${workspaceDir} cannot be used: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   });
@@ -31,7 +33,12 @@ export async function createConversationRunner(
     conversationId: metadata.id,
     log,
     llm: createLlmClient(llmConfigOf(metadata)),
-    tools: createDefaultTools({ workspaceDir, agentUser, taskTracker: { initialTasks: await lastTaskList(log) } }),
+    tools: await createConversationTools(metadata.agent, {
+      workspaceDir,
+      agentUser,
+      files,
+      initialTasks: await lastTaskList(log),
+    }),
     maxIterations: metadata.max_iterations,
     confirmationPolicy: metadata.confirmation_policy,
     logCompletions: metadata.agent.llm.log_completions === true,

@@ -62,7 +62,12 @@ export const ToolSpecSchema = z.looseObject({
 export const AgentSchema = z.looseObject({
   kind: z.string().default('Agent'),
   llm: LlmSchema,
+  /** The tools the LLM is offered, by OpenHands' names (`TerminalTool` or `terminal`); OpenHands' default set when absent. */
   tools: z.array(ToolSpecSchema).optional(),
+  /** Keeps the chosen tools whose name this regex matches from its start (Python's `re.match`). */
+  filter_tools_regex: z.string().nullish(),
+  /** The built-ins every agent gets besides `tools`: FinishTool and ThinkTool when absent. */
+  include_default_tools: z.array(z.string()).optional(),
 });
 export type Agent = z.output<typeof AgentSchema>;
 

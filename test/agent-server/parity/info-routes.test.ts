@@ -96,7 +96,9 @@ describe('information routes', () => {
     const vscode = new VSCodeClient(keyed());
     const desktop = new DesktopClient(keyed());
     try {
-      expect(await tools.listTools()).toEqual(['terminal', 'file_editor', 'task_tracker', 'finish', 'think']);
+      expect(await tools.listTools()).toEqual([
+        'terminal', 'file_editor', 'task_tracker', 'glob', 'grep', 'read_file', 'write_file', 'edit', 'list_directory', 'planning_file_editor',
+      ]);
       expect(await skills.getSkills({ load_public: false, load_user: false, load_project: true, load_org: false })).toEqual({
         skills: [],
         sources: { project: 0 },

@@ -1,4 +1,12 @@
-export { closeTools, createDefaultTools, type DefaultToolsOptions } from './default-tools.js';
+export { catalogEntry, TOOL_CATALOG, type CatalogEntry, type ToolEnvironment } from './catalog.js';
+export {
+  closeTools,
+  createConversationTools,
+  selectableToolNames,
+  validateAgentTools,
+  type ToolChoice,
+  type ToolSpec,
+} from './conversation-tools.js';
 export { createFileEditorTool, type FileEditorToolOptions } from './file-editor/file-editor-tool.js';
 export { createFinishTool } from './finish-tool.js';
 export { createTaskTrackerTool, type TaskTrackerToolOptions } from './task-tracker-tool.js';

@@ -7,18 +7,21 @@
  * bugs. A tool instance serves one conversation and may own processes; `close` releases them.
  */
 import { z } from 'zod';
-import type {
-  FileEditorActionSchema,
-  FileEditorObservationSchema,
-  FinishActionSchema,
-  FinishObservationSchema,
-  TaskTrackerActionSchema,
-  TaskTrackerObservationSchema,
-  TerminalActionSchema,
-  TerminalObservationSchema,
-  ThinkActionSchema,
-  ThinkObservationSchema,
-  ToolDefinition,
+import {
+  ToolDefinitionSchema,
+  type Action,
+  type FileEditorActionSchema,
+  type FileEditorObservationSchema,
+  type FinishActionSchema,
+  type FinishObservationSchema,
+  type TaskTrackerActionSchema,
+  type TaskTrackerObservationSchema,
+  type TerminalActionSchema,
+  type TerminalObservationSchema,
+  type ThinkActionSchema,
+  type ThinkObservationSchema,
+  type Observation,
+  type ToolDefinition,
 } from '../../../events/index.js';
 
 export type TerminalAction = z.output<typeof TerminalActionSchema>;
@@ -32,13 +35,9 @@ export type FinishObservation = z.output<typeof FinishObservationSchema>;
 export type ThinkAction = z.output<typeof ThinkActionSchema>;
 export type ThinkObservation = z.output<typeof ThinkObservationSchema>;
 
-export type ToolAction = TerminalAction | FileEditorAction | TaskTrackerAction | FinishAction | ThinkAction;
-export type ToolObservation =
-  | TerminalObservation
-  | FileEditorObservation
-  | TaskTrackerObservation
-  | FinishObservation
-  | ThinkObservation;
+/** Any Action and Observation of the event model: each tool takes and gives one kind of them. */
+export type ToolAction = Action;
+export type ToolObservation = Observation;
 
 export interface ToolContext {
   /** Aborted when the run stops (pause, delete): a running command is interrupted and reported. */
@@ -109,4 +108,43 @@ export function parseActionArguments<S extends ActionSchema>(
 
 export function textContent(text: string) {
   return { type: 'text' as const, text, cache_prompt: false };
+}
+
+type ToolKind = Exclude<ToolDefinition['kind'], 'MCPToolDefinition'>;
+
+export interface ToolSpec<S extends ActionSchema, O extends { kind: string }> {
+  /** The function name the LLM calls. */
+  name: string;
+  kind: ToolKind;
+  description: string;
+  actionSchema: S;
+  parameterDescriptions: { [K in Exclude<keyof S['shape'], 'kind'>]: string };
+  observationKind: O['kind'];
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  execute(action: z.output<S>, ctx: ToolContext): Promise<O>;
+  close?(): Promise<void>;
+}
+
+/** A tool from its parts: its definition, parameters and argument parsing follow from the Action schema. */
+export function defineTool<S extends ActionSchema, O extends { kind: string }>(spec: ToolSpec<S, O>): Tool<z.output<S> & { kind: string }, O> {
+  const actionKind = spec.actionSchema.shape.kind.value as z.output<S>['kind'] & string;
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters: actionParameters(spec.actionSchema, spec.parameterDescriptions),
+    actionKind,
+    observationKind: spec.observationKind,
+    definition: ToolDefinitionSchema.parse({
+      kind: spec.kind,
+      title: spec.name,
+      description: spec.description,
+      action_type: actionKind,
+      observation_type: spec.observationKind,
+      annotations: { title: spec.name, ...spec.annotations },
+    }),
+    // zod's output of a schema with a `kind` literal always carries that `kind`.
+    parseArguments: (args) => parseActionArguments(spec.name, spec.actionSchema, args) as ParsedArguments<z.output<S> & { kind: string }>,
+    execute: (action, ctx = {}) => spec.execute(action, ctx),
+    close: spec.close ?? (async () => {}),
+  };
 }

@@ -17,7 +17,7 @@ export interface CatalogOptions {
 export async function registerCatalogRoutes(app: OpenAPIHono, options: CatalogOptions): Promise<void> {
   registerLlmCatalog(app, options.configuredModels);
   registerSettingsSchemas(app);
-  await registerListTools(app);
+  registerListTools(app);
   registerGetSkills(app);
   registerWorkspaceServices(app);
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversationInfo } from '../../../contracts/agent-server/conversation-info.js';
 import type { StartConversationRequest } from '../../../contracts/agent-server/conversation-requests.js';
+import { RequestValidationError } from '../../../errors/index.js';
 import { nowTimestamp } from '../../../events/index.js';
+import { validateAgentTools } from '../../agent/tools/index.js';
 import { toConversationInfo } from '../../conversations/info.js';
 import { newConversationMetadata } from '../../conversations/metadata.js';
 import type { ConversationContext } from '../context.js';
@@ -14,6 +16,9 @@ export interface StartedConversation {
 }
 
 export async function startConversation(ctx: ConversationContext, request: StartConversationRequest): Promise<StartedConversation> {
+  // A tool this server cannot run is refused now, not found missing when the agent first runs.
+  const problems = validateAgentTools(request.agent);
+  if (problems.length > 0) throw new RequestValidationError(problems);
   const id = request.conversation_id ?? randomUUID();
   const existing = ctx.conversations.get(id);
   if (existing) {
