@@ -22,6 +22,7 @@ import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { readInstallationId } from './installation/installation-id.js';
+import { type DataDirLock, lockDataDir } from './installation/data-dir-lock.js';
 import { WarmPoolKeeper } from './reconciler/warm-pool-keeper.js';
 import { recordEngineHealth } from './reconciler/record-engine-health.js';
 import { handOff, START_TASK_CHANNEL, WARM_POOLS_CHANNEL } from './replicas/hand-off.js';
@@ -75,11 +76,24 @@ const CONTROL_PLANE_LEASE = 'control-plane';
 /** In-flight requests get this long to finish on shutdown before their connections are cut. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-/** Wires config -> database -> runtime -> reconciler -> HTTP app, and listens. */
+/**
+ * Wires config -> database -> runtime -> reconciler -> HTTP app, and listens. A PGlite data
+ * directory is locked first: a second process on it is refused, naming the holder.
+ */
 export async function startSandboxServer(
   config: SandboxServerConfig,
   dependencies: Partial<SandboxServerDependencies> = {},
 ): Promise<RunningSandboxServer> {
+  const lock = config.DATABASE_URL ? undefined : await lockDataDir(config.DATA_DIR, { port: config.PORT === 0 ? null : config.PORT, command: 'sandbox-server' });
+  try {
+    return await serve(config, dependencies, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxServerDependencies>, lock: DataDirLock | undefined): Promise<RunningSandboxServer> {
   const log = logger.child({ component: 'sandbox-server' });
   const database = await openDatabase(
     config.DATABASE_URL
@@ -287,6 +301,7 @@ export async function startSandboxServer(
   injectWebSocket(server);
   webhooks.start();
   const { port } = server.address() as AddressInfo;
+  await lock?.setPort(port);
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
   if (config.SANDBOX_SERVER_API_KEYS.length + config.SANDBOX_SERVER_ADMIN_KEYS.length === 0) {
     log.warn('authentication is off: SANDBOX_SERVER_API_KEYS is not set, so anyone who can reach this address controls the sandboxes');
@@ -325,6 +340,7 @@ export async function startSandboxServer(
       await unlistenWarmPools();
       await webhooks.stop();
       await database.close();
+      await lock?.release();
       log.info('sandbox-server stopped');
     },
   };

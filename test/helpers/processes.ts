@@ -71,10 +71,19 @@ async function answersAlive(port: number): Promise<boolean> {
   return response?.status === 200;
 }
 
-/** Runs a command of the built control plane (`sandbox-server resources ls`, ...) to its end, `env` over this process's. */
-export function runBuiltControlPlane(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs the built control plane (a command such as `resources ls`, or the server itself) to its end,
+ * `env` over this process's; one still running after `timeoutMs` is SIGKILLed (its code is then null).
+ */
+export function runBuiltControlPlane(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'sandbox-server.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('close', () => clearTimeout(timer));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -6,6 +6,7 @@ import { dockerFor } from '../engines/docker-for.js';
 import { LEGACY_INSTALLATION } from '../reconciler/foreign-resources.js';
 import { createDockerRuntime } from '../runtime/index.js';
 import { type ForeignEntry, listForeignResources } from './foreign-resources.js';
+import { DataDirInUseError, lockDataDir } from './data-dir-lock.js';
 import { readInstallationId } from './installation-id.js';
 
 /** Where the command writes: its answer, and its complaints. */
@@ -33,7 +34,14 @@ export async function runResourcesCommand(
     output.err(`sandbox-server: usage:\n${RESOURCES_USAGE.join('\n')}`);
     return 2;
   }
-  const database = await open(config);
+  let database: DatabaseHandle;
+  try {
+    database = await open(config);
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    output.err(`sandbox-server: ${error.message}; with PGlite, stop the server while \`resources\` runs`);
+    return 1;
+  }
   try {
     const installationId = await readInstallationId(database.db);
     if (target === installationId) {
@@ -109,6 +117,21 @@ async function removeEntries(output: CommandOutput, installation: string, entrie
   return failed === 0 ? 0 : 1;
 }
 
+/** The configured database; a PGlite data directory is locked for the command's time (a running server refuses it). */
 async function openConfiguredDatabase(config: SandboxServerConfig): Promise<DatabaseHandle> {
-  return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: join(config.DATA_DIR, 'pglite') });
+  if (config.DATABASE_URL) return openDatabase({ url: config.DATABASE_URL });
+  const lock = await lockDataDir(config.DATA_DIR, { port: null, command: 'sandbox-server resources' });
+  try {
+    const handle = await openDatabase({ pgliteDir: join(config.DATA_DIR, 'pglite') });
+    return {
+      ...handle,
+      async close() {
+        await handle.close();
+        await lock.release();
+      },
+    };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
 }
