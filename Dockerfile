@@ -1,6 +1,13 @@
 # Two images, both built FROM a base given as a build arg (default a public node image; CI passes
-# the offline sandbox-base:local). Programs are bundled on the host (`npm run build`) and copied
-# in, so neither build needs the network.
+# the offline sandbox-base:local):
+#   --target agent-server              the sandbox; copies the bundle built on the host (dist/), which
+#                                      is how the control plane builds it on first use, offline
+#   --target sandbox-server (default)  the control plane, built from source in a builder stage
+#                                      (npm ci, npm run build): what compose.yaml builds from a clone
+#   --target sandbox-server-from-host  the same control plane from the host's dist/ and node_modules
+#                                      (`npm ci && npm run build` first), with no network: CI's build
+# Stages a target does not need come after it, so that the classic builder, which builds every stage
+# before its target, builds the offline targets offline too.
 ARG BASE_IMAGE=node:20-bookworm-slim
 
 # --- agent-server: what runs inside every sandbox (`docker build --target agent-server .`) -------
@@ -28,19 +35,14 @@ EXPOSE 8000
 CMD ["node", "/app/agent-server.js", "--host", "0.0.0.0", "--port", "8000", "--data-dir", "/data", \
      "--agent-user", "openhands"]
 
-# --- sandbox-server: the control plane, as compose.yaml runs it (the default target) ------------
-FROM ${BASE_IMAGE} AS sandbox-server
-
+# --- the control plane's common part ------------------------------------------------------------
 # The control plane keeps its dependencies external (dockerode's native parts, PGlite's wasm), so
-# it ships with node_modules; dev dependencies are pruned where the base image has npm. It also
-# carries the agent-server bundle and this Dockerfile, to build the sandbox image on first use.
+# it ships with node_modules without dev dependencies. It also carries the agent-server bundle and
+# this Dockerfile, to build the sandbox image on first use.
+FROM ${BASE_IMAGE} AS control-plane
 WORKDIR /app
 COPY package.json package-lock.json Dockerfile /app/
-COPY node_modules/ /app/node_modules/
-RUN if command -v npm >/dev/null; then npm prune --omit=dev --no-audit --no-fund; fi
 COPY drizzle/ /app/drizzle/
-COPY dist/ /app/dist/
-
 ENV HOST=127.0.0.1 PORT=3000 DATA_DIR=/var/lib/sandbox-server
 VOLUME /var/lib/sandbox-server
 EXPOSE 3000
@@ -48,3 +50,24 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 STOPSIGNAL SIGTERM
 CMD ["node", "/app/dist/sandbox-server.js"]
+
+# --- sandbox-server-from-host: the control plane from the host's build, offline -------------------
+FROM control-plane AS sandbox-server-from-host
+COPY node_modules/ /app/node_modules/
+RUN if command -v npm >/dev/null; then npm prune --omit=dev --no-audit --no-fund; fi
+COPY dist/ /app/dist/
+
+# --- build: the programs built from source (needs the npm registry) -------------------------------
+FROM ${BASE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json /src/
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json /src/
+COPY scripts/ /src/scripts/
+COPY src/ /src/src/
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# --- sandbox-server: the control plane built from source, as compose.yaml runs it (the default) ---
+FROM control-plane AS sandbox-server
+COPY --from=build /src/node_modules/ /app/node_modules/
+COPY --from=build /src/dist/ /app/dist/

@@ -12,8 +12,9 @@ const docker = await connectDocker();
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 /**
- * The control plane as compose.yaml runs it: its own image (the Dockerfile's sandbox-server
- * target), the engine's socket mounted, the host's network. It starts sandboxes and stops
+ * The control plane as compose.yaml runs it: its own image (the Dockerfile's
+ * sandbox-server-from-host target: the default target builds the same from source, which needs the
+ * npm registry), the engine's socket mounted, the host's network. It starts sandboxes and stops
  * gracefully on SIGTERM, leaving them running.
  */
 describe.runIf(docker)('the control-plane image', () => {
@@ -25,7 +26,7 @@ describe.runIf(docker)('the control-plane image', () => {
 
   beforeAll(async () => {
     await buildE2eImage();
-    await run('docker', ['build', '-q', '--target', 'sandbox-server', '--build-arg', `BASE_IMAGE=${TEST_BASE_IMAGE}`, '-t', tag, ROOT]);
+    await run('docker', ['build', '-q', '--target', 'sandbox-server-from-host', '--build-arg', `BASE_IMAGE=${TEST_BASE_IMAGE}`, '-t', tag, ROOT]);
   }, 300_000);
   afterAll(async () => {
     await container?.remove({ force: true }).catch(() => undefined);
