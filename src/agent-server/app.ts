@@ -9,7 +9,7 @@ import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
 import { bodyLimit, jsonDepthLimit } from '../http/request-guards/index.js';
-import { isValidSessionKey, requireSessionKey, sessionKeyDigestsOf } from './auth.js';
+import { isOpenPath, isValidSessionKey, requireSessionKey, SESSION_KEY_HEADER, sessionKeyDigestsOf } from './auth.js';
 import { BashCommands } from './bash/bash-commands.js';
 import { BashEventLog } from './bash/bash-event-log.js';
 import { ConversationRegistry } from './conversations/registry.js';
@@ -98,7 +98,13 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   registerEventSocket(app, { upgradeWebSocket, source: streamSource(ctx), isValidSessionKey: isValidKey });
   registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });
   registerMetricsRoute(app, metrics);
-  registerApiDocs(app, { title: 'agent-server', version: packageJson.version });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'sessionApiKey', { type: 'apiKey', in: 'header', name: SESSION_KEY_HEADER });
+  registerApiDocs(app, {
+    title: 'agent-server',
+    version: packageJson.version,
+    security: acceptedKeys.length > 0 ? [{ sessionApiKey: [] }] : [],
+    isOpen: isOpenPath,
+  });
 
   return { app, ctx, injectWebSocket, close: () => conversations.close() };
 }

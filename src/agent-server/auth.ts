@@ -12,6 +12,11 @@ export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 const OPEN_PATHS = new Set(['/', '/alive', '/health', '/ready', '/server_info', '/openapi.json', '/docs']);
 const OPEN_PREFIXES = ['/docs/assets/', '/sockets/'];
 
+/** Whether every caller may reach `path` without a session key. */
+export function isOpenPath(path: string): boolean {
+  return OPEN_PATHS.has(path) || OPEN_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
 /** A CORS preflight carries no credentials by definition; refusing it would hide the real answer. */
 function isCorsPreflight(method: string, header: (name: string) => string | undefined): boolean {
   return method === 'OPTIONS' && header('access-control-request-method') !== undefined;
@@ -51,11 +56,7 @@ export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string
  */
 export function requireSessionKey(accepted: SessionKeyDigests): MiddlewareHandler {
   return async (c, next) => {
-    const path = c.req.path;
-    const open =
-      OPEN_PATHS.has(path) ||
-      OPEN_PREFIXES.some((prefix) => path.startsWith(prefix)) ||
-      isCorsPreflight(c.req.method, (name) => c.req.header(name));
+    const open = isOpenPath(c.req.path) || isCorsPreflight(c.req.method, (name) => c.req.header(name));
     if (!open && !isValidSessionKey(accepted, c.req.header(SESSION_KEY_HEADER))) {
       throw new UnauthorizedError('Invalid or missing X-Session-API-Key');
     }

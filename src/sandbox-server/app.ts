@@ -174,6 +174,8 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     version: '1',
     description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks, engines and a proxy to each sandbox agent-server.',
     security: keys.user.length + keys.admin.length > 0 ? [{ apiKey: [] }] : [],
+    // apiKeyAuth guards /api/* alone.
+    isOpen: (path) => !path.startsWith('/api/'),
   });
   const serveApp = getRequestListener(app.fetch);
   const listener: RequestListener = (req, res) => {

@@ -3,6 +3,7 @@ import type { Env } from 'hono';
 import { logger } from '../../logger.js';
 import { NotFoundError } from '../../errors/index.js';
 import { renderDocsPage } from './docs-page.js';
+import { registerErrorBodies, withStandardResponses } from './standard-responses.js';
 import { locateSwaggerUi, SWAGGER_UI_FILES, swaggerUiFileReader } from './swagger-ui-assets.js';
 
 type OpenAPIDocumentConfig = Parameters<OpenAPIHono['getOpenAPI31Document']>[0];
@@ -13,6 +14,8 @@ export interface ApiDocsOptions {
   description?: string;
   /** Document-wide security requirements, e.g. `[{ apiKey: [] }]` for a registered scheme. */
   security?: OpenAPIDocumentConfig['security'];
+  /** Paths (as the document writes them) served without a key; every other needs one when `security` is set. */
+  isOpen?: (path: string) => boolean;
 }
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -29,12 +32,15 @@ export function openApiDocumentConfig(options: ApiDocsOptions): OpenAPIDocumentC
 
 /**
  * GET /openapi.json: the OpenAPI 3.1 document generated from the same zod schemas that validate
- * requests; GET /docs: an interactive reference over it, with Swagger UI served from our own
+ * requests, with the answers of the shared middleware added to each operation
+ * (standard-responses.ts); GET /docs: an interactive reference over it, with Swagger UI served from our own
  * routes (no CDN). The document is built on each request, so routes registered after this call
  * are in it too.
  */
 export function registerApiDocs<E extends Env>(app: OpenAPIHono<E>, options: ApiDocsOptions): void {
-  app.doc31(OPENAPI_PATH, openApiDocumentConfig(options));
+  registerErrorBodies(app);
+  const isOpen = options.isOpen ?? (() => false);
+  app.get(OPENAPI_PATH, (c) => c.json(withStandardResponses(app.getOpenAPI31Document(openApiDocumentConfig(options)), { isOpen })));
 
   const assetsDir = locateSwaggerUi();
   if (assetsDir === undefined) {

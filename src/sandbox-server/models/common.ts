@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ErrorDetailSchema, ValidationErrorSchema } from '../../http/error-bodies.js';
 
 /** The instants a PostgreSQL timestamp holds and JavaScript prints with a 4-digit year. */
 const EARLIEST_MS = Date.parse('0001-01-01T00:00:00Z');
@@ -30,15 +31,7 @@ const RepeatedIdsSchema = z
 export const BatchIdsQuerySchema = z.object({ id: RepeatedIdsSchema });
 export const BatchIdsPluralQuerySchema = z.object({ ids: RepeatedIdsSchema });
 
-export const ErrorDetailSchema = z.object({ detail: z.string() }).openapi('ErrorDetail');
-
-export const ValidationErrorSchema = z
-  .object({
-    detail: z.array(
-      z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }).openapi('ValidationError'),
-    ),
-  })
-  .openapi('HTTPValidationError');
+export { ErrorDetailSchema, ValidationErrorSchema };
 
 /** The error answers every /api route may give, for the OpenAPI document. */
 export function errorResponses<const S extends number>(...statuses: S[]) {
