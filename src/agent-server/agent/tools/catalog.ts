@@ -49,6 +49,13 @@ export interface CatalogEntry {
 
 const noParams = z.strictObject({});
 
+const TerminalParamsSchema = z.strictObject({
+  /** Seconds without new output after which a command with no timeout of its own is reported as still running. */
+  no_change_timeout_seconds: z.int().min(1).nullish(),
+  /** `tmux`, or `subprocess` for the PTY `script` opens; tmux when the image has it, when absent. */
+  terminal_type: z.enum(['tmux', 'subprocess']).nullish(),
+});
+
 const PlanningParamsSchema = z.strictObject({
   plan_path: z
     .string()
@@ -60,8 +67,19 @@ export const TOOL_CATALOG: readonly CatalogEntry[] = [
   {
     name: 'terminal',
     className: 'TerminalTool',
-    params: noParams,
-    create: (env) => [createTerminalTool({ ...env.terminal, workspaceDir: env.workspaceDir, agentUser: env.agentUser })],
+    params: TerminalParamsSchema,
+    create: (env, params) => {
+      const { no_change_timeout_seconds: quiet, terminal_type: backend } = TerminalParamsSchema.parse(params);
+      return [
+        createTerminalTool({
+          ...env.terminal,
+          workspaceDir: env.workspaceDir,
+          agentUser: env.agentUser,
+          ...(quiet ? { noChangeTimeoutSeconds: quiet } : {}),
+          ...(backend ? { backend: backend === 'tmux' ? 'tmux' : 'script' } : {}),
+        }),
+      ];
+    },
   },
   {
     name: 'file_editor',

@@ -204,6 +204,7 @@ describe('validateAgentTools', () => {
     const tools = TOOL_CATALOG.flatMap((entry) => [{ name: entry.name }, { name: entry.className }]);
     expect(validateAgentTools({ tools, filter_tools_regex: '^(?!browser).*', include_default_tools: ['FinishTool', 'ThinkTool'] })).toEqual([]);
     expect(validateAgentTools({ tools: [{ name: 'PlanningFileEditorTool', params: { plan_path: '/w/PLAN.md' } }] })).toEqual([]);
+    expect(validateAgentTools({ tools: [{ name: 'TerminalTool', params: { no_change_timeout_seconds: 5, terminal_type: 'subprocess' } }] })).toEqual([]);
   });
 
   it('locates each unknown tool, bad param, unknown built-in and bad regex under agent', () => {

@@ -1,21 +1,15 @@
 /**
- * One long-lived bash process, talked to through pipes (no PTY: nothing to install, works in any
- * container). It runs one command at a time; cwd, variables and functions persist between them.
- *
- * The shell is interactive (`-i`) on purpose, for Ctrl+C: an interactive bash survives SIGINT and
- * abandons the rest of the interrupted command line, the way a terminal user expects, while a
- * non-interactive one either dies or carries on with the next command of the line. Without a
- * terminal there is no foreground job to signal, so Ctrl+C is SIGINT to the session's process
- * group; commands started with `&` ignore it, as they do in any shell without job control.
- *
- * stderr is the same pipe as stdout (the shell's first line is `exec 2>&1`), so output keeps the
- * order in which a terminal would show it.
+ * One long-lived bash in a terminal (see shell-process.ts), running one command at a time; cwd,
+ * variables and functions persist between them. Commands are typed as whole lines, and the end of
+ * each is seen by its sentinel (sentinel.ts). Terminal echo is off while the shell reads commands,
+ * so output is what the command printed; a program that reads the terminal itself (a REPL) echoes
+ * what it is sent, as it would to a person.
  */
-import { type AgentUser, spawnAsAgent } from '../../../agent-user.js';
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { AgentUser } from '../../../agent-user.js';
 import { OutputBuffer } from './output-buffer.js';
 import { commandLine, createMarker, scanForSentinel, shellSetupLine, type Sentinel } from './sentinel.js';
+import { type PtyBackend, type ShellProcess, startShellProcess } from './shell-process.js';
+import { TerminalText } from './terminal-text.js';
 
 export interface BashSessionOptions {
   cwd: string;
@@ -24,6 +18,7 @@ export interface BashSessionOptions {
   agentUser?: AgentUser;
   /** Most characters of output one observation carries; the middle of longer output is cut. */
   outputLimit: number;
+  backend: PtyBackend;
 }
 
 export interface CommandResult {
@@ -39,22 +34,18 @@ export type WaitOutcome =
   | { kind: 'exited'; output: string; exitCode: number | null };
 
 export interface WaitOptions {
+  /** Report after this long at most. */
   timeoutMs: number;
+  /** Report once no output came for this long. */
+  quietMs?: number;
   signal?: AbortSignal;
 }
-
-/**
- * When bash exits, processes it started in the background may still hold the output pipe open.
- * We kill its process group, and stop waiting for the pipe after this long in case something
- * left the group (setsid) and keeps it open.
- */
-const EXIT_DRAIN_MS = 500;
 /** Node fires longer timers at once; a timeout this long (24.8 days) means "wait" anyway. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class BashSession {
-  readonly pid: number;
-  readonly #child: ChildProcessByStdio<Writable, Readable, null>;
+  readonly #shell: ShellProcess;
+  readonly #text = new TerminalText();
   readonly #marker = createMarker();
   readonly #output: OutputBuffer;
   #pending = '';
@@ -66,50 +57,26 @@ export class BashSession {
   #onChange: (() => void) | null = null;
   readonly #exited: Promise<void>;
 
-  private constructor(child: ChildProcessByStdio<Writable, Readable, null>, options: BashSessionOptions) {
-    if (child.pid === undefined) throw new Error('bash was spawned without a pid');
-    this.pid = child.pid;
-    this.#child = child;
+  private constructor(shell: ShellProcess, options: BashSessionOptions) {
+    this.#shell = shell;
     this.#output = new OutputBuffer(options.outputLimit);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.#receive(chunk));
-    // A write after bash died fails with EPIPE; the exit handler below reports the death.
-    child.stdin.on('error', () => {});
-    this.#exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        this.#killGroup('SIGKILL');
-        const drained = () => {
-          clearTimeout(timer);
-          this.#exitCode = signal === null ? code : null;
-          this.#changed();
-          resolve();
-        };
-        const timer = setTimeout(drained, EXIT_DRAIN_MS);
-        if (child.stdout.readableEnded) drained();
-        else child.stdout.once('end', drained);
-      });
+    shell.onOutput((chunk) => this.#receive(this.#text.push(chunk)));
+    this.#exited = shell.exited.then((code) => {
+      this.#pending += this.#text.flush();
+      this.#exitCode = code;
+      this.#changed();
     });
-    child.stdin.write(shellSetupLine(this.#marker));
+    shell.type(shellSetupLine(this.#marker, { columns: 250, rows: 50 }));
   }
 
   /** Starts bash in `cwd`; rejects when it cannot be started (no bash, bad cwd). */
-  static start(options: BashSessionOptions): Promise<BashSession> {
-    // bash itself, not `bash -c '...'`: Node's stdio pipes are socketpairs, and a non-interactive
-    // bash reading from a socket takes itself for an ssh session and sources ~/.bashrc.
-    const child = spawn('bash', ['--noprofile', '--norc', '--noediting', '+H', '-i'], {
-      ...spawnAsAgent(options.agentUser, options.env),
-      cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'ignore'],
-      // Its own process group, so Ctrl+C and kill reach everything it started and nothing else.
-      detached: true,
-    });
-    return new Promise((resolve, reject) => {
-      child.once('error', reject);
-      child.once('spawn', () => {
-        child.off('error', reject);
-        resolve(new BashSession(child, options));
-      });
-    });
+  static async start(options: BashSessionOptions): Promise<BashSession> {
+    const shell = await startShellProcess(options.backend, { cwd: options.cwd, env: options.env, agentUser: options.agentUser });
+    return new BashSession(shell, options);
+  }
+
+  get backend(): PtyBackend {
+    return this.#shell.backend;
   }
 
   /** A command was sent and has not finished yet. */
@@ -132,17 +99,17 @@ export class BashSession {
     this.#active = true;
     this.#finished = null;
     this.#output.clear();
-    this.#child.stdin.write(commandLine(this.#seq, command));
+    this.#shell.type(commandLine(this.#seq, command));
   }
 
-  /** Text for the running program's stdin. */
+  /** Text typed at the terminal, for the running program. */
   sendInput(text: string): void {
-    this.#child.stdin.write(text);
+    this.#shell.type(text);
   }
 
-  /** Ctrl+C: SIGINT to the shell and its foreground command. */
-  interrupt(): void {
-    this.#killGroup('SIGINT');
+  /** A control key (`c` for C-c), as the keyboard sends it to the foreground program. */
+  sendControl(letter: string): void {
+    this.#shell.control(letter);
   }
 
   /** Output since the last report, taken now, for a report that is not a wait. */
@@ -151,15 +118,17 @@ export class BashSession {
   }
 
   /**
-   * Waits until the active command finishes, the shell exits, `timeoutMs` passes or `signal`
-   * aborts, and reports the output since the last report. On timeout or abort the command keeps
-   * running; abort also sends it Ctrl+C.
+   * Waits until the active command finishes, the shell exits, `timeoutMs` passes, no output came
+   * for `quietMs`, or `signal` aborts, and reports the output since the last report. On timeout
+   * or abort the command keeps running; abort also sends it Ctrl+C.
    */
-  wait({ timeoutMs, signal }: WaitOptions): Promise<WaitOutcome> {
+  wait({ timeoutMs, quietMs, signal }: WaitOptions): Promise<WaitOutcome> {
     if (this.#onChange !== null) throw new Error('BashSession.wait called while another wait is in progress');
     return new Promise((resolve) => {
+      let quietTimer: NodeJS.Timeout | undefined;
       const settle = (outcome: WaitOutcome) => {
         clearTimeout(timer);
+        clearTimeout(quietTimer);
         signal?.removeEventListener('abort', onAbort);
         this.#onChange = null;
         resolve(outcome);
@@ -180,23 +149,29 @@ export class BashSession {
         return false;
       };
       const onAbort = () => {
-        this.interrupt();
+        this.sendControl('c');
         settle({ kind: 'aborted', output: this.#takeAllOutput() });
       };
-      const timer = setTimeout(
-        () => settle({ kind: 'timeout', output: this.#takeAllOutput() }),
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      );
+      const timeUp = () => settle({ kind: 'timeout', output: this.#takeAllOutput() });
+      const timer = setTimeout(timeUp, Math.min(timeoutMs, MAX_TIMER_MS));
+      const restartQuietTimer = () => {
+        if (quietMs === undefined) return;
+        clearTimeout(quietTimer);
+        quietTimer = setTimeout(timeUp, Math.min(quietMs, MAX_TIMER_MS));
+      };
       if (settleIfDone()) return;
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#onChange = () => void settleIfDone();
+      restartQuietTimer();
+      this.#onChange = () => {
+        if (!settleIfDone()) restartQuietTimer();
+      };
     });
   }
 
   /** Kills the shell and everything it started; resolves once it is gone. */
   async close(): Promise<void> {
-    if (!this.hasExited) this.#killGroup('SIGKILL');
+    if (!this.hasExited) await this.#shell.kill();
     await this.#exited;
   }
 
@@ -233,13 +208,5 @@ export class BashSession {
 
   #changed(): void {
     this.#onChange?.();
-  }
-
-  #killGroup(signal: NodeJS.Signals): void {
-    try {
-      process.kill(-this.pid, signal);
-    } catch {
-      // The group is already gone.
-    }
   }
 }

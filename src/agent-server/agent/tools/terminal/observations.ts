@@ -16,10 +16,10 @@ export interface ShellFacts {
 const CONTINUED = '[Below is the output of the previous command.]';
 
 const HOW_TO_CONTINUE =
-  'To wait for more output, send an empty command with is_input=true; to answer the program, send ' +
-  'the text with is_input=true; to stop it, send "C-c" with is_input=true. Set a larger timeout ' +
-  'for commands that need longer, or run long-lived programs in the background ' +
-  '(e.g. `server > server.log 2>&1 &`).';
+  'To wait for more output, send an empty command with is_input=true; to answer the program (a ' +
+  'prompt, a REPL), send the text with is_input=true; to stop it, send "C-c" with is_input=true ' +
+  '(C-d and C-z work too). Set a larger timeout for commands that need longer, or run long-lived ' +
+  'programs in the background (e.g. `server > server.log 2>&1 &`).';
 
 interface Report {
   command: string;
@@ -52,13 +52,14 @@ export function completedObservation(
 }
 
 export function timeoutObservation(
-  report: Report & { timeoutSeconds: number; facts: ShellFacts },
+  report: Report & { waited: { seconds: number; quiet: boolean }; facts: ShellFacts },
 ): TerminalObservation {
+  const why = report.waited.quiet
+    ? `printed nothing new for ${report.waited.seconds} seconds and is still running`
+    : `is still running after ${report.waited.seconds} seconds`;
   return build({
     command: report.command,
-    text: compose(report, [
-      `[The command is still running after ${report.timeoutSeconds} seconds; it keeps running. ${HOW_TO_CONTINUE}]`,
-    ]),
+    text: compose(report, [`[The command ${why}; it keeps running. ${HOW_TO_CONTINUE}]`]),
     exit_code: -1,
     timeout: true,
     metadata: metadata(report.facts, -1, -1),
@@ -77,7 +78,7 @@ export function abortedObservation(report: Report & { facts: ShellFacts }): Term
 export function exitedObservation(
   report: Report & { exitCode: number | null; facts: ShellFacts },
 ): TerminalObservation {
-  const how = report.exitCode === null ? 'was killed' : `exited with code ${report.exitCode}`;
+  const how = report.exitCode === null ? 'ended' : `exited with code ${report.exitCode}`;
   const exitCode = report.exitCode ?? -1;
   return build({
     command: report.command,

@@ -36,15 +36,16 @@ export function createMarker(): string {
 }
 
 /**
- * The first line sent to a new shell: stderr into the output pipe, no prompts, no history file,
- * and the sentinel after each line.
+ * The first line typed into a new shell: no terminal echo of the lines we type, the terminal's
+ * size, no prompts, no history file, and the sentinel after each line.
  */
-export function shellSetupLine(marker: string): string {
+export function shellSetupLine(marker: string, size: { columns: number; rows: number }): string {
   const token = marker.slice(MARKER_PREFIX.length);
   const fields = `"$__oh_seq" "$__oh_rc" "\${!:--1}" "$PWD"`;
   const printSentinel = `printf '\\n%s%s %s %s %s %s\\n' ${MARKER_PREFIX} ${token} ${fields}`;
   const promptCommand = shellQuote(`__oh_rc=$?; ${printSentinel}`);
-  return `exec 2>&1; PS1= PS2= PS0= HISTFILE= ; __oh_seq=0; PROMPT_COMMAND=${promptCommand}\n`;
+  const terminal = `stty -echo cols ${size.columns} rows ${size.rows} 2>/dev/null`;
+  return `${terminal}; PS1= PS2= PS0= HISTFILE= ; __oh_seq=0; PROMPT_COMMAND=${promptCommand}\n`;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type ToolContext,
 } from '../tool.js';
 import { BashSession } from './bash-session.js';
+import { availablePtyBackend, type PtyBackend } from './shell-process.js';
 import {
   abortedObservation,
   completedObservation,
@@ -31,8 +32,13 @@ import {
 export interface TerminalToolOptions {
   /** Where the shell starts, and starts again after a reset. */
   workspaceDir: string;
-  /** Seconds an action waits for its command before reporting (the command keeps running). */
-  defaultTimeoutSeconds?: number;
+  /**
+   * Seconds without new output after which an action with no `timeout` of its own reports its
+   * command as still running (it keeps running); OpenHands' `no_change_timeout_seconds`.
+   */
+  noChangeTimeoutSeconds?: number;
+  /** The terminal to use; by default tmux where the image has it, else script (see shell-process.ts). */
+  backend?: PtyBackend;
   /** Most characters of output in one observation; the middle of longer output is cut. */
   outputLimit?: number;
   /** The user the shell runs as, when not the agent-server's own. */
@@ -41,24 +47,24 @@ export interface TerminalToolOptions {
   env?: Record<string, string | undefined>;
 }
 
-export const TERMINAL_DEFAULTS = { defaultTimeoutSeconds: 30, outputLimit: 30_000 } as const;
+export const TERMINAL_DEFAULTS = { noChangeTimeoutSeconds: 30, outputLimit: 30_000 } as const;
 
-const describe = (defaultTimeoutSeconds: number) => `Run a bash command in a persistent shell session in the workspace.
+const describe = (noChangeTimeoutSeconds: number) => `Run a bash command in a persistent shell session in the workspace, in a real terminal (TTY).
 
 * The session persists: the working directory, environment variables and shell functions carry over from one command to the next.
 * One command at a time. Chain commands with \`&&\` or \`;\`; multi-line commands and heredocs work.
 * stdout and stderr are both returned, in order. Very long output is cut in the middle; redirect it to a file and read it in parts.
-* Each call waits at most \`timeout\` seconds (default ${defaultTimeoutSeconds}). A command still running after that keeps running, and you get its output so far with exit code -1. Then, with \`is_input\` set to true: send an empty command to wait for more output, send text to answer the program (e.g. a prompt), or send \`C-c\` to interrupt it. Set a larger \`timeout\` for long builds or tests.
+* A call returns when the command finishes, when it has printed nothing new for ${noChangeTimeoutSeconds} seconds, or after \`timeout\` seconds if you set one. A command still running then keeps running, and you get its output so far with exit code -1. Then, with \`is_input\` set to true: send an empty command to wait for more output, send text to answer the program (a prompt, a \`python3\` REPL, \`read -p\`), or send a control key: \`C-c\` interrupts it, \`C-d\` ends its input, \`C-z\` stops it. Set a larger \`timeout\` for long builds or tests.
 * Run servers and other long-lived programs in the background with their output in a file, e.g. \`python3 app.py > server.log 2>&1 &\`.
-* There is no TTY: interactive full-screen programs do not work, and of the control keys only \`C-c\` does.
+* Prefer non-interactive commands and flags (\`git --no-pager\`, \`apt-get -y\`); full-screen programs work but their screens read poorly as text.
 * Set \`reset\` to true to start a new shell if this one stops responding; its state and running programs are lost.`;
 
 export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalAction, TerminalObservation> {
   const { workspaceDir } = options;
-  const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? TERMINAL_DEFAULTS.defaultTimeoutSeconds;
+  const noChangeTimeoutSeconds = options.noChangeTimeoutSeconds ?? TERMINAL_DEFAULTS.noChangeTimeoutSeconds;
   const outputLimit = options.outputLimit ?? TERMINAL_DEFAULTS.outputLimit;
   const env = options.env ?? shellEnvironment(process.env);
-  const description = describe(defaultTimeoutSeconds);
+  const description = describe(noChangeTimeoutSeconds);
   const identity = { hostname: os.hostname(), username: options.agentUser?.name ?? currentUsername() };
   const serially = createSerialQueue();
   let session: BashSession | null = null;
@@ -69,7 +75,9 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
   async function currentSession(): Promise<BashSession> {
     if (session === null || session.hasExited) {
       await session?.close();
-      session = await BashSession.start({ cwd: workspaceDir, env, outputLimit, agentUser: options.agentUser });
+      const backend = options.backend ?? availablePtyBackend();
+      if (backend === null) throw new Error('this image has neither tmux nor script (util-linux), so no terminal can be opened');
+      session = await BashSession.start({ cwd: workspaceDir, env, outputLimit, agentUser: options.agentUser, backend });
       workingDir = workspaceDir;
     }
     return session;
@@ -87,8 +95,10 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
     ctx: ToolContext,
     how: { continued: boolean; interrupted?: boolean; inputDropped?: boolean },
   ): Promise<TerminalObservation> {
-    const timeoutSeconds = action.timeout ?? defaultTimeoutSeconds;
-    const outcome = await shell.wait({ timeoutMs: timeoutSeconds * 1000, signal: ctx.signal });
+    const waited = action.timeout === null ? { seconds: noChangeTimeoutSeconds, quiet: true } : { seconds: action.timeout, quiet: false };
+    const outcome = await shell.wait(
+      waited.quiet ? { timeoutMs: Infinity, quietMs: waited.seconds * 1000, signal: ctx.signal } : { timeoutMs: waited.seconds * 1000, signal: ctx.signal },
+    );
     const base = { command: action.command, output: outcome.output, continued: how.continued };
     switch (outcome.kind) {
       case 'completed':
@@ -102,7 +112,7 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
           inputDropped: how.inputDropped ?? false,
         });
       case 'timeout':
-        return timeoutObservation({ ...base, timeoutSeconds, facts: facts() });
+        return timeoutObservation({ ...base, waited, facts: facts() });
       case 'aborted':
         return abortedObservation({ ...base, facts: facts() });
       case 'exited':
@@ -136,15 +146,9 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
       if (!shell.hasUnreportedCommand) {
         return fail('No command is running: there is no output to wait for and no program to send input to.');
       }
-      if (key !== null && key !== 'c') {
-        return fail(
-          `${command} cannot be sent: the terminal is connected through pipes, not a TTY, so C-c is ` +
-            'the only control key that works. Send C-c to interrupt the program, or reset the terminal.',
-        );
-      }
       // A command that finished since the last report gets no input: its end is reported instead.
       const deliver = shell.isRunning && command !== '';
-      if (deliver && key === 'c') shell.interrupt();
+      if (deliver && key !== null) shell.sendControl(key);
       else if (deliver) shell.sendInput(`${command}\n`);
       return report(shell, action, ctx, {
         continued: true,
@@ -165,11 +169,11 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
     parameters: actionParameters(TerminalActionSchema, {
       command:
         'The bash command to run. With is_input=true: text for the running program, an empty string to ' +
-        'wait for more output, or `C-c` to interrupt it.',
+        'wait for more output, or a control key: `C-c` to interrupt it, `C-d` for end of input, `C-z` to stop it.',
       is_input: 'If true, `command` goes to the running program instead of starting a new command.',
       timeout:
-        `Seconds to wait for the command before reporting its output so far (default ${defaultTimeoutSeconds}). ` +
-        'The command keeps running after that.',
+        'Seconds to wait for the command before reporting its output so far; without it, the call returns once the command ' +
+        `printed nothing new for ${noChangeTimeoutSeconds} seconds. The command keeps running after that.`,
       reset: 'If true, kill this shell and start a new one (then run `command`, if any).',
     }),
     actionKind: 'TerminalAction',
@@ -195,8 +199,9 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
 }
 
 /**
- * The environment the agent's shell gets: ours with settings for a shell that has no terminal
- * (spawnAsAgent leaves out the keys that guard this agent-server).
+ * The environment the agent's shell gets: ours, with a terminal type that asks programs for plain
+ * text (no colours or cursor motion to strip) and no pagers waiting for a key (spawnAsAgent leaves
+ * out the keys that guard this agent-server).
  */
 export function shellEnvironment(base: NodeJS.ProcessEnv): Record<string, string | undefined> {
   return { ...base, TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' };

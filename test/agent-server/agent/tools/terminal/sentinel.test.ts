@@ -49,7 +49,7 @@ describe('the shell side', () => {
 
   it('never sends the marker whole, so shell echoes cannot fake a sentinel', () => {
     const marker = createMarker();
-    expect(shellSetupLine(marker)).not.toContain(marker);
+    expect(shellSetupLine(marker, { columns: 80, rows: 24 })).not.toContain(marker);
     expect(commandLine(1, 'echo hi')).not.toContain(marker);
   });
 
