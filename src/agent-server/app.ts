@@ -6,7 +6,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { createApiApp } from '../http/app.js';
 import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
 import { registerApiDocs } from '../http/docs/index.js';
-import { createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
+import { createLlmMetrics, createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
 import { bodyLimit, jsonDepthLimit } from '../http/request-guards/index.js';
 import { isOpenPath, isValidSessionKey, requireSessionKey, SESSION_KEY_HEADER, sessionKeyDigestsOf } from './auth.js';
@@ -67,12 +67,27 @@ export interface AgentServer {
 /** The agent-server over a data directory: its conversations are loaded before this resolves. */
 export async function createAgentServerApp(options: AgentServerOptions): Promise<AgentServer> {
   const startedAtMs = Date.now();
-  const conversations = await ConversationRegistry.open({ dataDir: options.dataDir, agentUser: options.agentUser });
+  const metrics = createMetrics();
+  const countLlmCall = createLlmMetrics(metrics.registry);
+  const conversations = await ConversationRegistry.open({
+    dataDir: options.dataDir,
+    agentUser: options.agentUser,
+    onLlmCall: (call) =>
+      countLlmCall({
+        model: call.model,
+        promptTokens: call.usage?.prompt_tokens ?? 0,
+        completionTokens: call.usage?.completion_tokens ?? 0,
+        cacheReadTokens: call.usage?.cache_read_tokens ?? 0,
+        cacheWriteTokens: call.usage?.cache_write_tokens ?? 0,
+        reasoningTokens: call.usage?.reasoning_tokens ?? 0,
+        cost: call.cost,
+        latencySeconds: call.latencyMs / 1000,
+      }),
+  });
   const ctx: ConversationContext = { conversations };
   await resumeConversations(ctx, await takeDataDir(options.dataDir, options.dataOwner));
   const app = createApiApp();
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
-  const metrics = createMetrics();
   app.use('*', requestLogger());
   app.use('*', metricsMiddleware(metrics));
   app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));

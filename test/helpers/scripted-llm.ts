@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { ChatMessage, ChatTool, RedactedThinkingBlock, ThinkingBlock } from '../../src/agent-server/agent/llm/index.js';
 
 /**
- * A real chat completions server on 127.0.0.1 that answers each request with the next step of a
- * script, so agent tests run the real HTTP client without a model. When the script runs out it
+ * A real LLM server on 127.0.0.1 that answers each request with the next step of a script, so
+ * agent tests run the real HTTP client without a model. It speaks the wire format the path asks
+ * for: OpenAI Chat Completions (…/chat/completions, Azure's deployment paths included), OpenAI
+ * Responses (…/responses), Anthropic Messages (…/v1/messages) and Ollama (/api/chat). When the script runs out it
  * answers 500 "script exhausted": a test that asks more than it scripted fails loudly, never hangs;
  * unless a `responder` is given, which then answers every further request (see ./task-responder).
  * Ids are counters per server: chatcmpl-1, chatcmpl-2…; call_1, call_2….
@@ -23,7 +25,28 @@ export interface ScriptedMessage {
   reasoning_content?: string;
   thinking_blocks?: (ThinkingBlock | RedactedThinkingBlock)[];
   finish_reason?: string;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: ScriptedUsage;
+  /** A Responses reasoning item (Responses answers only). */
+  reasoning_item?: { id: string; summary: string[]; encrypted_content: string | null };
+}
+
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+export type WireFormat = 'chat' | 'responses' | 'anthropic' | 'ollama';
+
+export function wireFormatOf(path: string): WireFormat | null {
+  const pathname = path.split('?')[0] ?? '';
+  if (pathname.endsWith('/chat/completions')) return 'chat';
+  if (pathname.endsWith('/responses')) return 'responses';
+  if (pathname.endsWith('/v1/messages')) return 'anthropic';
+  if (pathname === '/api/chat') return 'ollama';
+  return null;
 }
 
 /** A 200 completion carrying the message. */
@@ -65,7 +88,11 @@ export interface ReceivedBody {
 }
 
 export interface ReceivedRequest {
+  /** With its query string. */
   path: string;
+  format: WireFormat;
+  /** performance.now() when the request arrived. */
+  receivedAt: number;
   headers: IncomingHttpHeaders;
   body: ReceivedBody;
 }
@@ -88,7 +115,7 @@ export function toolCalls(calls: ScriptedToolCall[], extra: Omit<ScriptedMessage
   return { reply: { ...extra, tool_calls: calls } };
 }
 
-const DEFAULT_USAGE = { prompt_tokens: 10, completion_tokens: 5 };
+const DEFAULT_USAGE: ScriptedUsage = { prompt_tokens: 10, completion_tokens: 5 };
 
 export interface ScriptedLlmOptions {
   /** Answers the requests after the script ran out, instead of the 500. */
@@ -131,7 +158,108 @@ export async function startScriptedLlm(script: ScriptStep[], options: ScriptedLl
           },
         },
       ],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      usage: {
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        total_tokens: usage.prompt_tokens + usage.completion_tokens,
+        prompt_tokens_details: { cached_tokens: usage.cache_read_tokens ?? 0 },
+        completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
+      },
+    };
+  }
+
+  function replyBody(format: WireFormat, message: ScriptedMessage, model: string): unknown {
+    switch (format) {
+      case 'chat':
+        return completionBody(message, model);
+      case 'responses':
+        return responsesBody(message, model);
+      case 'anthropic':
+        return anthropicBody(message, model);
+      case 'ollama':
+        return ollamaBody(message, model);
+    }
+  }
+
+  function callId(call: ScriptedToolCall): string {
+    return call.id ?? `call_${++calls}`;
+  }
+
+  function argumentsText(call: ScriptedToolCall): string {
+    return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+  }
+
+  function responsesBody(message: ScriptedMessage, model: string): unknown {
+    const usage = message.usage ?? DEFAULT_USAGE;
+    const output: unknown[] = [];
+    if (message.reasoning_item) {
+      const item = message.reasoning_item;
+      output.push({ type: 'reasoning', id: item.id, summary: item.summary.map((text) => ({ type: 'summary_text', text })), encrypted_content: item.encrypted_content });
+    }
+    if (message.content) output.push({ type: 'message', id: `msg_${completions}`, role: 'assistant', content: [{ type: 'output_text', text: message.content, annotations: [] }] });
+    for (const call of message.tool_calls ?? []) {
+      output.push({ type: 'function_call', id: `fc_${calls}`, call_id: callId(call), name: call.name, arguments: argumentsText(call), status: 'completed' });
+    }
+    return {
+      id: `resp_${++completions}`,
+      object: 'response',
+      model,
+      status: 'completed',
+      output,
+      usage: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.prompt_tokens + usage.completion_tokens,
+        input_tokens_details: { cached_tokens: usage.cache_read_tokens ?? 0 },
+        output_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
+      },
+    };
+  }
+
+  /** Anthropic counts input tokens apart from the cached ones: `prompt_tokens` here is their sum. */
+  function anthropicBody(message: ScriptedMessage, model: string): unknown {
+    const usage = message.usage ?? DEFAULT_USAGE;
+    const cacheRead = usage.cache_read_tokens ?? 0;
+    const cacheWrite = usage.cache_write_tokens ?? 0;
+    const content: unknown[] = [...(message.thinking_blocks ?? [])];
+    if (message.content) content.push({ type: 'text', text: message.content });
+    for (const call of message.tool_calls ?? []) {
+      content.push({ type: 'tool_use', id: call.id ?? `toolu_${++calls}`, name: call.name, input: typeof call.arguments === 'string' ? JSON.parse(call.arguments) : call.arguments });
+    }
+    return {
+      id: `msg_${++completions}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content,
+      stop_reason: message.tool_calls?.length ? 'tool_use' : 'end_turn',
+      usage: {
+        input_tokens: usage.prompt_tokens - cacheRead - cacheWrite,
+        output_tokens: usage.completion_tokens,
+        cache_read_input_tokens: cacheRead,
+        cache_creation_input_tokens: cacheWrite,
+      },
+    };
+  }
+
+  function ollamaBody(message: ScriptedMessage, model: string): unknown {
+    const usage = message.usage ?? DEFAULT_USAGE;
+    completions++;
+    return {
+      model,
+      created_at: new Date().toISOString(),
+      message: {
+        role: 'assistant',
+        content: message.content ?? '',
+        ...(message.reasoning_content !== undefined ? { thinking: message.reasoning_content } : {}),
+        ...(message.tool_calls
+          ? { tool_calls: message.tool_calls.map((call) => ({ function: { name: call.name, arguments: typeof call.arguments === 'string' ? JSON.parse(call.arguments) : call.arguments } })) }
+          : {}),
+      },
+      done: true,
+      done_reason: 'stop',
+      prompt_eval_count: usage.prompt_tokens,
+      eval_count: usage.completion_tokens,
     };
   }
 
@@ -142,15 +270,16 @@ export async function startScriptedLlm(script: ScriptStep[], options: ScriptedLl
       await new Promise((resolve) => setTimeout(resolve, step.delayMs).unref());
       return play(step.then, request, res);
     }
-    if ('reply' in step) return send(res, 200, completionBody(step.reply, request.body.model));
+    if ('reply' in step) return send(res, 200, replyBody(request.format, step.reply, request.body.model));
     const body = step.body ?? { error: { message: `scripted failure ${step.status}`, type: 'scripted_error', code: null } };
     send(res, step.status, body, step.headers);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-      return send(res, 404, errorBody(`scripted LLM serves POST …/chat/completions only, not ${req.method} ${req.url}`));
+    const format = wireFormatOf(req.url ?? '');
+    if (req.method !== 'POST' || format === null) {
+      return send(res, 404, errorBody(`scripted LLM serves POST to an LLM API path only, not ${req.method} ${req.url}`));
     }
     let body: ReceivedBody;
     try {
@@ -158,7 +287,7 @@ export async function startScriptedLlm(script: ScriptStep[], options: ScriptedLl
     } catch {
       return send(res, 400, errorBody('scripted LLM: the request body is not JSON'));
     }
-    const request: ReceivedRequest = { path: req.url, headers: req.headers, body };
+    const request: ReceivedRequest = { path: req.url ?? '', format, receivedAt: performance.now(), headers: req.headers, body };
     requests.push(request);
     const step = script[played] ?? options.responder;
     if (step === undefined) {

@@ -1,25 +1,35 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AgentUser } from '../agent-user.js';
 import { createAgentFs } from '../agent-fs/index.js';
 import type { Event, JsonValue, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
-import { createLlmClient, type LlmConfig } from '../agent/llm/index.js';
+import { createLlmClient, llmConfigFrom, type LlmConfig } from '../agent/llm/index.js';
 import { createConversationTools } from '../agent/tools/index.js';
 import type { EventLog } from '../store/index.js';
-import type { Llm } from '../../contracts/agent-server/conversation-requests.js';
 import type { ConversationMetadata } from './metadata.js';
+import { z } from 'zod';
+import { LlmSchema, type Llm } from '../../contracts/agent-server/llm-settings.js';
+import type { ConversationStats } from '../../contracts/agent-server/llm-metrics.js';
+import type { CallRecord } from '../agent/llm/usage-metrics.js';
+
+/** What the registry hears from a runner besides state changes: its LLM usage. */
+export interface RunnerAccounting {
+  onStats(stats: ConversationStats): void;
+  onCall(call: CallRecord): void;
+}
 
 /**
  * The agent loop of one conversation, built from the settings it was started with: its LLM
  * (agent.llm), the tools it chose (agent.tools, filter_tools_regex, include_default_tools) working
  * in its workspace, its confirmation policy, iteration cap and condenser (agent.condenser,
- * OpenHands' LLMSummarizingCondenser fields).
+ * OpenHands' LLMSummarizingCondenser fields), its budget and stuck detection.
  */
 export async function createConversationRunner(
   metadata: ConversationMetadata,
   log: EventLog<Event>,
   onStateChange: (key: string, value: JsonValue) => void,
+  accounting: RunnerAccounting,
   agentUser?: AgentUser,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
@@ -29,6 +39,8 @@ export async function createConversationRunner(
     // The workspace was named by the client (a file, a path too long, a place the agent may not write).
     throw new ConflictError(`The conversation's workspace ${workspaceDir} cannot be used: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   });
+  const llm = metadata.agent.llm;
+  const condenser = condenserOf(metadata.agent.condenser, llm.max_input_tokens ?? null);
   return createAgentRunner({
     conversationId: metadata.id,
     log,
@@ -41,8 +53,19 @@ export async function createConversationRunner(
     }),
     maxIterations: metadata.max_iterations,
     confirmationPolicy: metadata.confirmation_policy,
-    logCompletions: metadata.agent.llm.log_completions === true,
-    condenser: condenserOf(metadata.agent.condenser),
+    logCompletions: llm.log_completions === true,
+    // Written with the agent's rights: the folder is in the workspace, where the agent may plant links.
+    saveCompletionLog: llm.log_completions_folder
+      ? async (name, data) => void (await files.writeFile(join(resolve(workspaceDir, llm.log_completions_folder!), name), data, { makeParents: true }))
+      : null,
+    condenser: condenser?.options ?? null,
+    condenserLlm: condenser?.llm ? createLlmClient(llmConfigFrom(condenser.llm)) : null,
+    usageId: llm.usage_id ?? undefined,
+    stats: metadata.stats,
+    onStats: accounting.onStats,
+    onCall: accounting.onCall,
+    maxBudgetPerTask: metadata.max_budget_per_task,
+    stuckDetection: metadata.stuck_detection,
     onStateChange,
   });
 }
@@ -52,26 +75,37 @@ export function llmConfigOf(metadata: ConversationMetadata): LlmConfig {
   return llmConfigFrom(metadata.agent.llm);
 }
 
-/** The client settings of an LLM as OpenHands describes one (timeout in seconds, num_retries, ...). */
-export function llmConfigFrom(llm: Llm): LlmConfig {
-  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+/** OpenHands' LLMSummarizingCondenser defaults. */
+const CONDENSER_DEFAULTS = { maxEvents: 240, keepFirst: 2 };
+
+/**
+ * The condenser (agent.condenser: max_size, max_tokens, keep_first and its own llm). Without one,
+ * the agent LLM's max_input_tokens alone still keeps the view under that many tokens.
+ */
+function condenserOf(condenser: unknown, maxInputTokens: number | null): { options: CondenserOptions; llm: Llm | null } | null {
+  const parsed = CondenserSettingsSchema.safeParse(condenser);
+  if (!parsed.success || !parsed.data) {
+    return maxInputTokens === null ? null : { options: { ...CONDENSER_DEFAULTS, maxEvents: Number.MAX_SAFE_INTEGER, maxTokens: maxInputTokens }, llm: null };
+  }
+  const { max_size: maxEvents, keep_first: keepFirst, max_tokens: maxTokens, llm } = parsed.data;
   return {
-    model: llm.model,
-    base_url: llm.base_url ?? null,
-    api_key: llm.api_key ?? null,
-    timeout_ms: number(llm.timeout) === undefined ? undefined : (number(llm.timeout) as number) * 1000,
-    max_retries: number(llm.num_retries),
-    temperature: number(llm.temperature),
-    max_output_tokens: number(llm.max_output_tokens),
+    options: {
+      maxEvents: maxEvents ?? CONDENSER_DEFAULTS.maxEvents,
+      keepFirst: keepFirst ?? CONDENSER_DEFAULTS.keepFirst,
+      maxTokens: maxTokens ?? maxInputTokens,
+    },
+    llm: llm ?? null,
   };
 }
 
-function condenserOf(condenser: unknown): CondenserOptions | null {
-  if (typeof condenser !== 'object' || condenser === null) return null;
-  const { max_size: maxEvents, keep_first: keepFirst } = condenser as { max_size?: unknown; keep_first?: unknown };
-  if (typeof maxEvents !== 'number') return null;
-  return { maxEvents, keepFirst: typeof keepFirst === 'number' ? keepFirst : 4 };
-}
+const CondenserSettingsSchema = z
+  .looseObject({
+    max_size: z.int().nullish(),
+    keep_first: z.int().nullish(),
+    max_tokens: z.int().nullish(),
+    llm: LlmSchema.nullish(),
+  })
+  .nullish();
 
 /** How many recent observations are searched for the last plan; older plans are stale anyway. */
 const TASK_LIST_SEARCH_PAGES = 10;

@@ -1,4 +1,5 @@
 import type { ConversationInfo } from '../../contracts/agent-server/conversation-info.js';
+import { combinedMetrics } from '../agent/llm/usage-metrics.js';
 import { maskSecrets } from './mask-secrets.js';
 import type { ConversationMetadata } from './metadata.js';
 
@@ -14,8 +15,9 @@ export function toConversationInfo(metadata: ConversationMetadata): Conversation
     title: metadata.title,
     tags: metadata.tags,
     activated_knowledge_skills: [],
-    stats: { usage_to_metrics: {} },
-    metrics: null,
+    max_budget_per_task: metadata.max_budget_per_task,
+    stats: metadata.stats,
+    metrics: combinedMetrics(metadata.stats),
     created_at: metadata.created_at,
     updated_at: metadata.updated_at,
   };

@@ -4,6 +4,18 @@ export const MASKED_SECRET = '**********';
 /** The LLM fields OpenHands declares as secrets, wherever an LLM config appears (agent, condenser, ...). */
 const SECRET_FIELDS = new Set(['api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token']);
 
+/** Fields whose keys are harmless but whose values carry credentials (`Authorization: Bearer ...`). */
+const SECRET_VALUE_FIELDS = new Set(['extra_headers']);
+
+function maskedField(field: string, item: unknown): unknown {
+  if (item === null || item === undefined) return undefined;
+  if (SECRET_FIELDS.has(field)) return MASKED_SECRET;
+  if (SECRET_VALUE_FIELDS.has(field) && typeof item === 'object' && !Array.isArray(item)) {
+    return Object.fromEntries(Object.keys(item).map((key) => [key, MASKED_SECRET]));
+  }
+  return undefined;
+}
+
 /**
  * A deep copy of `value` with every secret field that holds a value replaced by the mask. Copies
  * with its own stack rather than by recursion: settings stored before nesting was bounded may be
@@ -30,7 +42,7 @@ export function maskSecrets<T>(value: T): T {
     target[key] = copy;
     for (const [field, item] of Object.entries(source)) {
       // Assigned now, filled in later: keys keep their order.
-      copy[field] = SECRET_FIELDS.has(field) && item !== null && item !== undefined ? MASKED_SECRET : undefined;
+      copy[field] = maskedField(field, item);
       if (copy[field] === undefined) pending.push({ source: item, target: copy, key: field });
     }
   }

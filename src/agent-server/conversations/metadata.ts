@@ -7,6 +7,7 @@ import {
   TagsSchema,
   type StartConversationRequest,
 } from '../../contracts/agent-server/conversation-requests.js';
+import { ConversationStatsSchema } from '../../contracts/agent-server/llm-metrics.js';
 
 /**
  * What `meta.json` holds for one conversation: the settings it was started with (secrets and the
@@ -19,6 +20,10 @@ export const ConversationMetadataSchema = z.object({
   confirmation_policy: ConfirmationPolicySchema,
   max_iterations: z.int().min(1),
   stuck_detection: z.boolean(),
+  /** US dollars its LLM calls may cost; null for no limit. */
+  max_budget_per_task: z.number().nullable().default(null),
+  /** What its LLM calls used and cost so far, per usage_id. */
+  stats: ConversationStatsSchema.default({ usage_to_metrics: {} }),
   secrets: SecretsSchema,
   title: z.string().nullable(),
   tags: TagsSchema,
@@ -36,6 +41,8 @@ export function newConversationMetadata(id: string, request: StartConversationRe
     confirmation_policy: request.confirmation_policy,
     max_iterations: request.max_iterations,
     stuck_detection: request.stuck_detection,
+    max_budget_per_task: request.max_budget_per_task ?? null,
+    stats: { usage_to_metrics: {} },
     secrets: request.secrets,
     title: request.title ?? null,
     tags: request.tags,

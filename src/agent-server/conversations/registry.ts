@@ -24,6 +24,8 @@ import type { AgentRunner } from '../agent/index.js';
 import { AtomicJsonFile } from './atomic-json-file.js';
 import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
 import { createConversationRunner } from './conversation-runner.js';
+import type { ConversationStats } from '../../contracts/agent-server/llm-metrics.js';
+import type { CallRecord } from '../agent/llm/usage-metrics.js';
 import { ConversationMetadataSchema, type ConversationMetadata } from './metadata.js';
 import { ConfirmationPolicySchema, ConversationExecutionStatusSchema } from '../../contracts/agent-server/conversation-requests.js';
 
@@ -45,6 +47,8 @@ export interface Conversation {
 
 export interface ConversationRegistryOptions {
   dataDir: string;
+  /** Hears every LLM call of every conversation (the agent-server's /metrics). */
+  onLlmCall?: (call: CallRecord) => void;
   /** Who the agents' commands run as; the agent-server's own user when absent. */
   agentUser?: AgentUser;
 }
@@ -56,10 +60,11 @@ export class ConversationRegistry {
   private constructor(
     private readonly root: string,
     private readonly agentUser: AgentUser | undefined,
+    private readonly onLlmCall: (call: CallRecord) => void,
   ) {}
 
   static async open(options: ConversationRegistryOptions): Promise<ConversationRegistry> {
-    const registry = new ConversationRegistry(join(options.dataDir, 'conversations'), options.agentUser);
+    const registry = new ConversationRegistry(join(options.dataDir, 'conversations'), options.agentUser, options.onLlmCall ?? (() => undefined));
     await mkdir(registry.root, { recursive: true });
     for (const entry of await readdir(registry.root, { withFileTypes: true })) {
       if (!entry.isDirectory() || !isConversationId(entry.name)) continue;
@@ -161,7 +166,13 @@ export class ConversationRegistry {
   runnerOf(conversation: Conversation): Promise<AgentRunner> {
     if (!conversation.runner) {
       const creating = this.openLog(conversation).then((log) =>
-        createConversationRunner(conversation.metadata, log, (key, value) => this.recordState(conversation, key, value), this.agentUser),
+        createConversationRunner(
+          conversation.metadata,
+          log,
+          (key, value) => this.recordState(conversation, key, value),
+          { onStats: (stats) => this.recordStats(conversation, stats), onCall: this.onLlmCall },
+          this.agentUser,
+        ),
       );
       creating.catch(() => {
         if (conversation.runner === creating) conversation.runner = undefined;
@@ -209,6 +220,15 @@ export class ConversationRegistry {
     if (change.execution_status === 'running') for (const waiter of conversation.runningWaiters) waiter();
     this.changeMetadata(conversation, change).catch((error: unknown) =>
       logger.error({ err: error, conversationId: conversation.metadata.id }, 'saving conversation state failed'),
+    );
+  }
+
+  /** Written through with the next metadata save; not an activity (a running agent is busy anyway). */
+  private recordStats(conversation: Conversation, stats: ConversationStats): void {
+    if (!this.conversations.has(conversation.metadata.id)) return;
+    conversation.metadata = { ...conversation.metadata, stats };
+    conversation.metadataFile.save().catch((error: unknown) =>
+      logger.error({ err: error, conversationId: conversation.metadata.id }, 'saving conversation stats failed'),
     );
   }
 

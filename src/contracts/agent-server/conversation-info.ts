@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageSchema } from '../paging.js';
+import { ConversationStatsSchema, MetricsSnapshotSchema } from './llm-metrics.js';
 import { AgentSchema, ConfirmationPolicySchema, ConversationExecutionStatusSchema, TagsSchema } from './conversation-requests.js';
 
 /**
@@ -17,8 +18,11 @@ export const ConversationInfoSchema = z.object({
   title: z.string().nullable(),
   tags: TagsSchema,
   activated_knowledge_skills: z.array(z.string()),
-  stats: z.object({ usage_to_metrics: z.record(z.string(), z.unknown()) }),
-  metrics: z.null(),
+  /** Our extension: what StartConversationRequest set. */
+  max_budget_per_task: z.number().nullable(),
+  stats: ConversationStatsSchema,
+  /** All its LLMs' metrics together; null before the first call. */
+  metrics: MetricsSnapshotSchema.nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

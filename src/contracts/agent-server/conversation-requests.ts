@@ -9,6 +9,7 @@ import { ContentItemSchema, SecurityRiskSchema } from '../../events/index.js';
 import { LimitQuerySchema, PageIdQuerySchema } from '../paging.js';
 import { ConversationIdSchema } from './conversation-id.js';
 import { EXECUTION_STATUSES } from './execution-status.js';
+import { LlmSchema, refuseUnsupportedLlmSettings } from './llm-settings.js';
 
 export const ConversationExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
 export type ConversationExecutionStatus = z.output<typeof ConversationExecutionStatusSchema>;
@@ -45,14 +46,10 @@ export const TagsSchema = z.record(
 );
 export type Tags = z.output<typeof TagsSchema>;
 
-export const LlmSchema = z.looseObject({
-  model: z.string().min(1),
-  base_url: z.string().nullish(),
-  api_key: z.string().nullish(),
-  log_completions: z.boolean().optional(),
-});
+export { LlmSchema, type Llm } from './llm-settings.js';
 
-export type Llm = z.output<typeof LlmSchema>;
+/** An LLM a request asks for: OpenHands' fields, minus the values this server cannot honour. */
+export const RequestedLlmSchema = LlmSchema.superRefine(refuseUnsupportedLlmSettings);
 
 export const ToolSpecSchema = z.looseObject({
   name: z.string().min(1),
@@ -83,7 +80,7 @@ export const SecretsSchema = z.record(z.string(), z.union([z.string(), z.looseOb
 export type Secrets = z.output<typeof SecretsSchema>;
 
 /** OpenHands' ACPAgent drives an external agent CLI over the Agent Client Protocol; none runs here. */
-const RunnableAgentSchema = AgentSchema.refine((agent) => agent.kind !== 'ACPAgent', {
+const RunnableAgentSchema = AgentSchema.extend({ llm: RequestedLlmSchema }).refine((agent) => agent.kind !== 'ACPAgent', {
   message: 'ACP agents (external agent CLIs) are not run by this server; use kind Agent',
   path: ['kind'],
 });
@@ -96,6 +93,8 @@ export const StartConversationRequestSchema = z.object({
   confirmation_policy: ConfirmationPolicySchema.default({ kind: 'NeverConfirm' }),
   max_iterations: z.int().min(1).default(500),
   stuck_detection: z.boolean().default(true),
+  /** US dollars the conversation's LLM calls may cost; the run stops with an error when reached. */
+  max_budget_per_task: z.number().positive().nullish(),
   secrets: SecretsSchema.default({}),
   tags: TagsSchema.default({}),
   /** Our extension: OpenHands sets titles only through PATCH. */
@@ -144,7 +143,7 @@ export type ForkConversationRequest = z.output<typeof ForkConversationRequestSch
 export const GenerateTitleRequestSchema = z.object({
   max_length: z.int().min(1).max(200).default(50),
   /** The LLM to ask; the conversation's own when absent. */
-  llm: LlmSchema.nullish(),
+  llm: RequestedLlmSchema.nullish(),
 });
 export type GenerateTitleRequest = z.output<typeof GenerateTitleRequestSchema>;
 

@@ -72,15 +72,18 @@ describe('POST /api/conversations', () => {
       secrets: { GITHUB_TOKEN: 'ghp-secret', OTHER: { kind: 'StaticSecret', value: 'static-secret' } },
       agent: {
         kind: 'Agent',
-        llm: { model: 'm', api_key: 'sk-secret', aws_secret_access_key: 'aws-secret' },
+        llm: { model: 'm', api_key: 'sk-secret', extra_headers: { 'X-Gateway-Key': 'hdr-secret' } },
         condenser: { kind: 'LLMSummarizingCondenser', llm: { model: 'c', api_key: 'sk-condenser' } },
       },
     });
     const fetched = await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema);
     for (const body of [created, fetched.body]) {
       const text = JSON.stringify(body);
-      expect(text).not.toMatch(/sk-secret|aws-secret|ghp-secret|static-secret|sk-condenser/);
-      expect(body.agent).toMatchObject({ llm: { api_key: '**********' }, condenser: { llm: { api_key: '**********' } } });
+      expect(text).not.toMatch(/sk-secret|hdr-secret|ghp-secret|static-secret|sk-condenser/);
+      expect(body.agent).toMatchObject({
+        llm: { api_key: '**********', extra_headers: { 'X-Gateway-Key': '**********' } },
+        condenser: { llm: { api_key: '**********' } },
+      });
     }
     const withoutKey = await agent.server.createConversation({ agent: { llm: { model: 'm', api_key: null } } });
     expect(withoutKey.agent.llm.api_key).toBeNull();

@@ -6,6 +6,8 @@
 export interface ChatTextPart {
   type: 'text';
   text: string;
+  /** A prompt cache breakpoint; set by the dialects when `caching_prompt` is on. */
+  cache_control?: { type: 'ephemeral' };
 }
 
 export interface ChatImagePart {
@@ -24,6 +26,15 @@ export interface ThinkingBlock {
 export interface RedactedThinkingBlock {
   type: 'redacted_thinking';
   data: string;
+}
+
+/** OpenAI Responses' reasoning item, kept so that the model gets it back on the next turn. */
+export interface ReasoningItem {
+  id?: string | null;
+  summary?: string[];
+  content?: string[] | null;
+  encrypted_content?: string | null;
+  status?: string | null;
 }
 
 export interface ChatToolCall {
@@ -53,12 +64,14 @@ export interface ChatAssistantMessage {
   tool_calls?: ChatToolCall[];
   reasoning_content?: string;
   thinking_blocks?: (ThinkingBlock | RedactedThinkingBlock)[];
+  responses_reasoning_item?: ReasoningItem;
 }
 
+/** Parts beyond text (images) are sent where the dialect can carry them in a tool result. */
 export interface ChatToolMessage {
   role: 'tool';
   tool_call_id: string;
-  content: string | ChatTextPart[];
+  content: string | ChatContentPart[];
   name?: string;
 }
 

@@ -1,25 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../../../logger.js';
 import type { ChatMessage, ChatTool } from './chat-messages.js';
+import type { LlmConfig } from './config.js';
+import { anthropicMessages } from './dialects/anthropic.js';
+import type { Dialect, DialectRequest } from './dialects/dialect.js';
+import { ollamaChat } from './dialects/ollama.js';
+import { openAiChat } from './dialects/openai-chat.js';
+import { openAiResponses } from './dialects/openai-responses.js';
 import { errorFromHttpStatus, LlmError } from './llm-error.js';
-import { buildChatCompletionBody, chatCompletionsUrl, type CompletionOptions } from './request-body.js';
-import { parseChatCompletion, type LlmResponse } from './response.js';
+import { modelFeatures } from './model-features.js';
+import { prepareMessages } from './prepare-messages.js';
+import { PROMPT_TOOL_STOP_WORDS, promptToolMessages, readPromptToolCalls } from './prompt-tool-calling.js';
+import { resolveRoute, type DialectName } from './provider.js';
+import type { LlmResponse } from './response.js';
 import { parseRetryAfterMs, retryDelayMs } from './retry-delay.js';
-
-/** One model configuration, in OpenHands' LLM field names (durations in milliseconds). */
-export interface LlmConfig extends CompletionOptions {
-  /** A LiteLLM-style name; see endpointModelName for the prefixes we strip. */
-  model: string;
-  base_url?: string | null;
-  api_key?: string | null;
-  /** Per attempt. */
-  timeout_ms?: number;
-  /** Retries after the first attempt, for transient failures only. */
-  max_retries?: number;
-  retry_min_wait_ms?: number;
-  retry_max_wait_ms?: number;
-  extra_headers?: Record<string, string> | null;
-}
 
 export interface LlmRequest {
   messages: ChatMessage[];
@@ -28,9 +22,14 @@ export interface LlmRequest {
   signal?: AbortSignal;
 }
 
+/** The answer, and how long its successful attempt took. */
+export type LlmAnswer = LlmResponse & { latency_ms: number };
+
 export interface LlmClient {
+  /** The configuration the client was made with (its model names the metrics). */
+  readonly config: LlmConfig;
   /** Resolves with the model's answer or rejects with an LlmError (or the abort reason). */
-  complete(request: LlmRequest): Promise<LlmResponse>;
+  complete(request: LlmRequest): Promise<LlmAnswer>;
 }
 
 export interface LlmClientDeps {
@@ -41,41 +40,45 @@ export interface LlmClientDeps {
 
 /** OpenHands' retry schedule (5 retries, 8 s doubling up to 64 s); its timeout is longer (300 s). */
 export const LLM_DEFAULTS = {
-  base_url: 'https://api.openai.com/v1',
   timeout_ms: 120_000,
   max_retries: 5,
   retry_min_wait_ms: 8_000,
   retry_max_wait_ms: 64_000,
 } as const;
 
+const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
+  'openai-chat': openAiChat,
+  'openai-responses': openAiResponses,
+  anthropic: anthropicMessages,
+  ollama: ollamaChat,
+};
+
 const log = logger.child({ component: 'llm' });
 
 /**
- * A client of one OpenAI-compatible chat completions endpoint. It retries rate limits, 5xx,
- * timeouts and network failures with backoff, and fails at once on other 4xx. The api key goes
- * into the Authorization header only: it is never logged, and it is cut out of every error detail
- * (a server may echo it back in its error message).
+ * A client of one model, at the provider its name picks (provider.ts), in that provider's wire
+ * format (dialects/). It retries rate limits, 5xx, timeouts and network failures with backoff,
+ * and fails at once on other 4xx. The api key and the extra headers travel in headers only: they
+ * are never logged, and they are cut out of every error detail (a server may echo them back).
  */
 export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): LlmClient {
   const fetchImpl = deps.fetch ?? fetch;
   const sleep = deps.sleep ?? abortableSleep;
   const timeoutMs = config.timeout_ms ?? LLM_DEFAULTS.timeout_ms;
   const maxRetries = config.max_retries ?? LLM_DEFAULTS.max_retries;
+  const minWaitMs = config.retry_min_wait_ms ?? LLM_DEFAULTS.retry_min_wait_ms;
   const backoff = {
-    minWaitMs: config.retry_min_wait_ms ?? LLM_DEFAULTS.retry_min_wait_ms,
+    minWaitMs,
     maxWaitMs: config.retry_max_wait_ms ?? LLM_DEFAULTS.retry_max_wait_ms,
+    multiplierMs: config.retry_multiplier_ms ?? minWaitMs,
   };
-  const apiKey = config.api_key || null;
-  const headers: Record<string, string> = {
-    ...config.extra_headers,
-    'content-type': 'application/json',
-    accept: 'application/json',
-    ...(apiKey !== null ? { authorization: `Bearer ${apiKey}` } : {}),
-  };
-  const withoutKey = (text: string): string => (apiKey === null ? text : text.replaceAll(apiKey, '[redacted]'));
+  const secrets = [config.api_key, ...Object.values(config.extra_headers ?? {})].filter((value): value is string => typeof value === 'string' && value.length >= 4);
+  const withoutSecrets = (text: string): string => secrets.reduce((redacted, secret) => redacted.replaceAll(secret, '[redacted]'), text);
+  const features = modelFeatures(config.model_canonical_name ?? config.model);
 
-  async function attempt(url: URL, body: string, signal: AbortSignal | undefined): Promise<LlmResponse> {
+  async function attempt(url: URL, headers: Record<string, string>, body: string, dialect: Dialect, signal: AbortSignal | undefined): Promise<LlmAnswer> {
     const timeout = AbortSignal.timeout(timeoutMs);
+    const started = performance.now();
     let response: Response;
     let text: string;
     try {
@@ -88,8 +91,8 @@ export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): Ll
       text = await response.text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw new LlmError('LLMTimeoutError', `no answer from ${url.href} within ${timeoutMs} ms`);
-      throw new LlmError('LLMConnectionError', `could not reach ${url.href}: ${networkReason(error)}`);
+      if (timeout.aborted) throw new LlmError('LLMTimeoutError', `no answer from ${url.origin}${url.pathname} within ${timeoutMs} ms`);
+      throw new LlmError('LLMConnectionError', `could not reach ${url.origin}${url.pathname}: ${networkReason(error)}`);
     }
     if (!response.ok) {
       const retryAfterMs = parseRetryAfterMs(response.headers, Date.now());
@@ -101,19 +104,40 @@ export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): Ll
     } catch {
       throw new LlmError('LLMResponseError', `response body is not JSON: ${text.slice(0, 200)}`, { status: response.status });
     }
-    return parseChatCompletion(json, { model: config.model, newId: randomUUID });
+    const answer = dialect.parse(json, { model: config.model, newId: randomUUID });
+    return { ...answer, latency_ms: performance.now() - started };
   }
 
   return {
+    config,
     async complete({ messages, tools, signal }) {
-      const url = chatCompletionsUrl(config.base_url ?? LLM_DEFAULTS.base_url);
-      const body = JSON.stringify(buildChatCompletionBody(config.model, config, messages, tools));
+      const route = resolveRoute(config);
+      const dialect = DIALECTS[route.dialect];
+      const promptTools = config.native_tool_calling === false && tools !== undefined && tools.length > 0 ? tools : undefined;
+      const prepared = prepareMessages(promptTools ? promptToolMessages(messages, promptTools) : messages, config);
+      const request: DialectRequest = {
+        route,
+        config,
+        features,
+        messages: prepared,
+        tools: promptTools ? undefined : tools,
+        stop: promptTools && !config.disable_stop_word ? PROMPT_TOOL_STOP_WORDS : undefined,
+      };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...route.headers,
+        ...dialect.headers?.(request),
+        ...config.extra_headers,
+      };
+      const body = JSON.stringify(dialect.body(request));
       for (let attempts = 1; ; attempts++) {
         try {
-          return await attempt(url, body, signal);
+          const answer = await attempt(route.url, headers, body, dialect, signal);
+          return promptTools ? { ...readPromptToolCalls(answer, promptTools, randomUUID), latency_ms: answer.latency_ms } : answer;
         } catch (error) {
           if (!(error instanceof LlmError)) throw error;
-          const failure = error.withDetail(withoutKey(error.detail));
+          const failure = error.withDetail(withoutSecrets(error.detail));
           if (!failure.retryable || attempts > maxRetries) {
             throw attempts === 1 ? failure : failure.withDetail(`${failure.detail} (gave up after ${attempts} attempts)`);
           }

@@ -9,10 +9,12 @@ export type {
   ChatToolCall,
   ChatToolMessage,
   ChatUserMessage,
+  ReasoningItem,
   RedactedThinkingBlock,
   ThinkingBlock,
 } from './chat-messages.js';
-export { createLlmClient, LLM_DEFAULTS, type LlmClient, type LlmClientDeps, type LlmConfig, type LlmRequest } from './client.js';
+export { createLlmClient, LLM_DEFAULTS, type LlmAnswer, type LlmClient, type LlmClientDeps, type LlmRequest } from './client.js';
+export { llmConfigFrom, type CompletionOptions, type LlmConfig } from './config.js';
 export { LlmError, type LlmErrorCode } from './llm-error.js';
-export { endpointModelName, type CompletionOptions } from './request-body.js';
+export { providerOf, resolveRoute, type Route } from './provider.js';
 export type { LlmResponse, LlmToolCall, LlmUsage } from './response.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RedactedThinkingBlock, ThinkingBlock } from './chat-messages.js';
+import type { ReasoningItem, RedactedThinkingBlock, ThinkingBlock } from './chat-messages.js';
 import { LlmError } from './llm-error.js';
 
 /** One function call the model asked for; the shape of the spec's MessageToolCall. */
@@ -8,7 +8,8 @@ export interface LlmToolCall {
   name: string;
   /** The arguments exactly as the model wrote them: a JSON string, possibly malformed. */
   arguments: string;
-  origin: 'completion';
+  /** Which API made the call: chat-style (`completion`) or OpenAI Responses. */
+  origin: 'completion' | 'responses';
 }
 
 export interface LlmUsage {
@@ -16,6 +17,7 @@ export interface LlmUsage {
   completion_tokens: number;
   total_tokens: number;
   cache_read_tokens: number;
+  cache_write_tokens: number;
   reasoning_tokens: number;
 }
 
@@ -28,6 +30,7 @@ export interface LlmResponse {
   tool_calls: LlmToolCall[];
   reasoning_content: string | null;
   thinking_blocks: (ThinkingBlock | RedactedThinkingBlock)[];
+  responses_reasoning_item: ReasoningItem | null;
   finish_reason: string | null;
   usage: LlmUsage | null;
   /** The parsed response body, for completion logs. */
@@ -75,6 +78,8 @@ const UsageSchema = z.object({
   completion_tokens: z.number(),
   total_tokens: z.number().nullish(),
   prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+  // LiteLLM proxies report Anthropic's cache writes under their own name.
+  cache_creation_input_tokens: z.number().nullish(),
   completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
 });
 
@@ -107,6 +112,7 @@ export function parseChatCompletion(raw: unknown, context: ParseContext): LlmRes
     })),
     reasoning_content: message.reasoning_content ?? message.reasoning ?? null,
     thinking_blocks: (message.thinking_blocks ?? []).flatMap(thinkingBlock),
+    responses_reasoning_item: null,
     finish_reason: choice.finish_reason ?? null,
     usage: usageOf(parsed.data.usage),
     raw,
@@ -126,7 +132,7 @@ function argumentsText(value: string | Record<string, unknown> | null | undefine
 }
 
 /** Blocks of kinds we do not know are dropped rather than failing the whole response. */
-function thinkingBlock(value: unknown): (ThinkingBlock | RedactedThinkingBlock)[] {
+export function thinkingBlock(value: unknown): (ThinkingBlock | RedactedThinkingBlock)[] {
   const parsed = ThinkingBlockSchema.safeParse(value);
   if (!parsed.success) return [];
   const block = parsed.data;
@@ -143,6 +149,7 @@ function usageOf(value: unknown): LlmUsage | null {
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
     cache_read_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    cache_write_tokens: usage.cache_creation_input_tokens ?? 0,
     reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
   };
 }

@@ -1,22 +1,24 @@
 export interface BackoffPolicy {
   minWaitMs: number;
   maxWaitMs: number;
+  /** The first wait before clamping (OpenHands' retry_multiplier); minWaitMs when absent. */
+  multiplierMs?: number;
 }
 
 /** Share of the delay added at random, so clients that failed together do not retry together. */
 const JITTER = 0.25;
 
 /**
- * How long to wait before retry number `retry` (0 for the first): min, 2·min, 4·min… with jitter,
- * never more than max. A server's Retry-After wins over our own schedule, still capped at max so a
+ * How long to wait before retry number `retry` (0 for the first): multiplier, 2·multiplier,
+ * 4·multiplier… with jitter, never less than min nor more than max. A server's Retry-After wins over our own schedule, still capped at max so a
  * far-off date cannot stall a conversation.
  *
  * @param random a number in [0, 1)
  */
 export function retryDelayMs(retry: number, policy: BackoffPolicy, retryAfterMs: number | null, random: number): number {
   if (retryAfterMs !== null) return Math.min(retryAfterMs, policy.maxWaitMs);
-  const exponential = policy.minWaitMs * 2 ** retry;
-  return Math.min(policy.maxWaitMs, Math.round(exponential * (1 + JITTER * random)));
+  const exponential = (policy.multiplierMs ?? policy.minWaitMs) * 2 ** retry;
+  return Math.min(policy.maxWaitMs, Math.max(policy.minWaitMs, Math.round(exponential * (1 + JITTER * random))));
 }
 
 /**

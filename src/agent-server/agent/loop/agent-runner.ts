@@ -35,7 +35,9 @@ import {
 } from '../../../events/index.js';
 import { logger, type Logger } from '../../../logger.js';
 import type { EventLog } from '../../store/index.js';
-import { LlmError, type ChatTool, type LlmClient, type LlmResponse } from '../llm/index.js';
+import { LlmError, type ChatTool, type LlmAnswer, type LlmClient } from '../llm/index.js';
+import { priceOf, callCost } from '../llm/pricing.js';
+import { totalCost, withCall, type CallRecord, type ConversationStats } from '../llm/usage-metrics.js';
 import { closeTools, type AnyTool, type ToolAction } from '../tools/index.js';
 import { completionLogEvent, type CompletionRequest } from './completion-log.js';
 import { planCondensation, summaryPrompt, validateCondenserOptions, type CondensationPlan, type CondenserOptions } from './condensation.js';
@@ -48,6 +50,7 @@ import {
   pendingActions,
   recordedStatus,
 } from './run-state.js';
+import { detectStuck, describeStuck } from './stuck-detection.js';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt.js';
 import { chatTools, eventsFromToolCalls } from './tool-calls.js';
 
@@ -65,7 +68,23 @@ export interface AgentRunnerOptions {
   systemPrompt?: string;
   /** Record an LLMCompletionLogEvent for every LLM call. */
   logCompletions?: boolean;
+  /** Also writes each completion log to a file of this name (OpenHands' log_completions_folder). */
+  saveCompletionLog?: ((filename: string, data: string) => Promise<void>) | null;
   condenser?: CondenserOptions | null;
+  /** Writes the condensations' summaries; the agent's LLM when absent. */
+  condenserLlm?: LlmClient | null;
+  /** The agent LLM's key in the stats (its usage_id; OpenHands' default, `default`, when absent). */
+  usageId?: string;
+  /** What earlier runs used and cost; counting goes on from there. */
+  stats?: ConversationStats;
+  /** Called after every LLM call with the new stats. */
+  onStats?: (stats: ConversationStats) => void;
+  /** Called after every LLM call (for Prometheus). */
+  onCall?: (call: CallRecord) => void;
+  /** US dollars the conversation may spend on LLM calls; the run stops with an error when reached. */
+  maxBudgetPerTask?: number | null;
+  /** Stop with status `stuck` when the agent loops (OpenHands' stuck detection). */
+  stuckDetection?: boolean;
   /** Called after a state change is durable (keys `execution_status`, `confirmation_policy`). */
   onStateChange?: (key: string, value: JsonValue) => void;
 }
@@ -116,6 +135,12 @@ export async function createAgentRunner(options: AgentRunnerOptions): Promise<Ag
 
 type StepOutcome = 'continue' | 'finished' | 'waiting_for_confirmation';
 
+/** How a conversation without a condenser condenses when its prompt overflows (OpenHands' keep_first). */
+const OVERFLOW_CONDENSER: CondenserOptions = { maxEvents: Number.MAX_SAFE_INTEGER, keepFirst: 2 };
+
+/** The condenser LLM's key in the stats, as in OpenHands. */
+const CONDENSER_USAGE_ID = 'condenser';
+
 /** What the model is told when it answered neither with a tool call nor with text. */
 const EMPTY_RESPONSE_NUDGE =
   'Your last response contained neither a tool call nor a message. Use a tool to go on with the task, or answer the user.';
@@ -130,6 +155,14 @@ class Runner implements AgentRunner {
   private readonly systemPrompt: string;
   private readonly logCompletions: boolean;
   private readonly condenser: CondenserOptions | null;
+  private readonly condenserLlm: LlmClient;
+  private readonly saveCompletionLog: ((filename: string, data: string) => Promise<void>) | null;
+  private readonly usageId: string;
+  private stats: ConversationStats;
+  private readonly onStats: ((stats: ConversationStats) => void) | undefined;
+  private readonly onCall: ((call: CallRecord) => void) | undefined;
+  private readonly maxBudgetPerTask: number | null;
+  private readonly stuckDetection: boolean;
   private readonly onStateChange: ((key: string, value: JsonValue) => void) | undefined;
   private readonly logger: Logger;
 
@@ -157,6 +190,14 @@ class Runner implements AgentRunner {
     this.systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     this.logCompletions = options.logCompletions ?? false;
     this.condenser = options.condenser ?? null;
+    this.condenserLlm = options.condenserLlm ?? options.llm;
+    this.saveCompletionLog = options.saveCompletionLog ?? null;
+    this.usageId = options.usageId ?? 'default';
+    this.stats = options.stats ?? { usage_to_metrics: {} };
+    this.onStats = options.onStats;
+    this.onCall = options.onCall;
+    this.maxBudgetPerTask = options.maxBudgetPerTask ?? null;
+    this.stuckDetection = options.stuckDetection ?? false;
     this.onStateChange = options.onStateChange;
     this.policy = normalizeConfirmationPolicy(options.confirmationPolicy);
     this.logger = logger.child({ component: 'agent-loop', conversationId: options.conversationId });
@@ -265,6 +306,11 @@ class Runner implements AgentRunner {
           ]);
           return;
         }
+        const stop = this.stopReason();
+        if (stop) {
+          await this.setStatus(stop.status, [stop.error]);
+          return;
+        }
         const outcome = await this.step();
         if (this.closed) return;
         if (outcome !== 'continue') {
@@ -275,6 +321,20 @@ class Runner implements AgentRunner {
     } catch (error) {
       if (!this.closed) await this.fail(error);
     }
+  }
+
+  /** Why the run must not take another step: the budget is spent, or the agent is stuck. */
+  private stopReason(): { status: ExecutionStatus; error: Event } | null {
+    const error = (code: string, detail: string) =>
+      ConversationErrorEventSchema.parse({ kind: 'ConversationErrorEvent', source: 'environment', code, detail });
+    const spent = totalCost(this.stats);
+    if (this.maxBudgetPerTask !== null && spent >= this.maxBudgetPerTask) {
+      const detail = `Agent reached maximum budget for conversation: spent $${spent.toFixed(4)} of $${this.maxBudgetPerTask.toFixed(4)}.`;
+      return { status: 'error', error: error('MaxBudgetReached', detail) };
+    }
+    const stuck = this.stuckDetection ? detectStuck(this.history) : null;
+    if (stuck) return { status: 'stuck', error: error('AgentStuckInLoopError', describeStuck(stuck)) };
+    return null;
   }
 
   private async step(): Promise<StepOutcome> {
@@ -288,7 +348,17 @@ class Runner implements AgentRunner {
     if (plan) return this.condense(plan);
 
     const request: CompletionRequest = { messages: viewMessages(view), tools: this.offeredTools };
-    const response = await this.complete(request);
+    let response: LlmAnswer | null;
+    try {
+      response = await this.complete(this.llm, this.usageId, request);
+    } catch (error) {
+      // The prompt outgrew the model's context window: forget half of it and ask again.
+      const overflow = error instanceof LlmError && error.code === 'LLMContextWindowExceedError';
+      const forced = overflow ? planCondensation(view, this.condenser ?? OVERFLOW_CONDENSER, 'overflow') : null;
+      if (forced === null) throw error;
+      this.logger.info({ forgotten: forced.forgottenEventIds.length }, 'the prompt overflowed the context window; condensing');
+      return this.condense(forced);
+    }
     if (response === null) return 'continue';
 
     if (response.tool_calls.length > 0) {
@@ -309,6 +379,7 @@ class Runner implements AgentRunner {
         content: text === '' ? [] : [{ type: 'text', text }],
         reasoning_content: response.reasoning_content,
         thinking_blocks: response.thinking_blocks,
+        responses_reasoning_item: response.responses_reasoning_item,
       },
       llm_response_id: response.id,
     });
@@ -376,10 +447,10 @@ class Runner implements AgentRunner {
 
   private async condense(plan: CondensationPlan): Promise<StepOutcome> {
     const request: CompletionRequest = { messages: [{ role: 'user', content: summaryPrompt(plan) }] };
-    const response = await this.complete(request);
+    const response = await this.complete(this.condenserLlm, CONDENSER_USAGE_ID, request);
     if (response === null) return 'continue';
     await this.record([
-      ...this.completionLog(request, response),
+      ...this.completionLog(request, response, CONDENSER_USAGE_ID),
       CondensationSchema.parse({
         kind: 'Condensation',
         forgotten_event_ids: plan.forgottenEventIds,
@@ -391,13 +462,15 @@ class Runner implements AgentRunner {
     return 'continue';
   }
 
-  /** The LLM's answer, or null when a pause or close abandoned the call. */
-  private async complete(request: CompletionRequest): Promise<LlmResponse | null> {
+  /** The LLM's answer, counted in the stats; null when a pause or close abandoned the call. */
+  private async complete(llm: LlmClient, usageId: string, request: CompletionRequest): Promise<LlmAnswer | null> {
     if (this.pauseRequested || this.closed) return null;
     const call = new AbortController();
     this.llmCall = call;
     try {
-      return await this.llm.complete({ ...request, signal: AbortSignal.any([call.signal, this.stopTools.signal]) });
+      const answer = await llm.complete({ ...request, signal: AbortSignal.any([call.signal, this.stopTools.signal]) });
+      this.count(llm, usageId, answer);
+      return answer;
     } catch (error) {
       if (call.signal.aborted || this.closed) return null;
       throw error;
@@ -406,8 +479,31 @@ class Runner implements AgentRunner {
     }
   }
 
-  private completionLog(request: CompletionRequest, response: LlmResponse): Event[] {
-    return this.logCompletions ? [completionLogEvent(request, response, new Date())] : [];
+  private count(llm: LlmClient, usageId: string, answer: LlmAnswer): void {
+    const record: CallRecord = {
+      usageId,
+      model: llm.config.model,
+      responseId: answer.id,
+      usage: answer.usage,
+      cost: callCost(priceOf(llm.config.model_canonical_name ?? llm.config.model, llm.config), answer.usage),
+      latencyMs: answer.latency_ms,
+      maxBudgetPerTask: this.maxBudgetPerTask,
+      at: Date.now() / 1000,
+    };
+    this.stats = withCall(this.stats, record);
+    this.onCall?.(record);
+    try {
+      this.onStats?.(this.stats);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'a stats listener failed');
+    }
+  }
+
+  private completionLog(request: CompletionRequest, response: LlmAnswer, usageId = this.usageId): Event[] {
+    if (!this.logCompletions) return [];
+    const event = completionLogEvent(request, response, new Date(), usageId);
+    this.saveCompletionLog?.(event.filename, event.log_data).catch((error: unknown) => this.logger.warn({ err: error }, 'writing a completion log file failed'));
+    return [event];
   }
 
   /** An unexpected failure: recorded for clients, never thrown at the caller of `run()`. */

@@ -12,7 +12,7 @@ export interface CompletionRequest {
   tools?: ChatTool[];
 }
 
-export function completionLogEvent(request: CompletionRequest, response: LlmResponse, at: Date): LLMCompletionLogEvent {
+export function completionLogEvent(request: CompletionRequest, response: LlmResponse, at: Date, usageId: string): LLMCompletionLogEvent {
   const seconds = at.getTime() / 1000;
   return LLMCompletionLogEventSchema.parse({
     kind: 'LLMCompletionLogEvent',
@@ -26,6 +26,7 @@ export function completionLogEvent(request: CompletionRequest, response: LlmResp
       timestamp: seconds,
     }),
     model_name: response.model,
-    usage_id: 'default',
+    usage_id: usageId,
   });
 }
+

@@ -1,8 +1,9 @@
 /**
- * Keeping the LLM's view short: when it holds more than `maxEvents` items, the middle is forgotten
- * and replaced by an LLM-written summary, as OpenHands' LLMSummarizingCondenser does. The first
- * `keepFirst` items stay (the system prompt and the task), and so do the most recent ones, down to
- * about half of `maxEvents`.
+ * Keeping the LLM's view short: when it holds more than `maxEvents` items, or more than
+ * `maxTokens` tokens, or the model said it no longer fits its context window, the middle is
+ * forgotten and replaced by an LLM-written summary, as OpenHands' LLMSummarizingCondenser does.
+ * The first `keepFirst` items stay (the system prompt and the task), and so do the most recent
+ * ones: down to about half of `maxEvents`, half of `maxTokens`, or half the view on an overflow.
  */
 import { isToolResult, textOf, type SummaryItem, type ViewItem } from './llm-view.js';
 
@@ -11,6 +12,16 @@ export interface CondenserOptions {
   maxEvents: number;
   /** Items at the start of the view that are never forgotten. */
   keepFirst: number;
+  /** Condense when the view holds more tokens than this (estimated: 4 characters a token). */
+  maxTokens?: number | null;
+}
+
+/** Why a condensation is planned: the limits, or the model's refusal of a prompt too long. */
+export type CondensationReason = 'limits' | 'overflow';
+
+/** A rough count, good enough to decide when to condense (providers count exactly only after the call). */
+export function estimateTokens(item: ViewItem): number {
+  return Math.ceil(describe(item).length / 4);
 }
 
 export interface CondensationPlan {
@@ -36,18 +47,37 @@ function recentCount({ maxEvents, keepFirst }: CondenserOptions): number {
   return Math.floor(maxEvents / 2) - keepFirst - 1;
 }
 
+/** How many latest items to keep, by the strictest reason that applies; null when none does. */
+function keptRecentCount(view: readonly ViewItem[], options: CondenserOptions, reason: CondensationReason): number | null {
+  const counts: number[] = [];
+  if (reason === 'overflow') counts.push(Math.floor(view.length / 2) - options.keepFirst - 1);
+  if (view.length > options.maxEvents) counts.push(recentCount(options));
+  const tokens = view.map(estimateTokens);
+  if (options.maxTokens && tokens.reduce((sum, count) => sum + count, 0) > options.maxTokens) {
+    let kept = 0;
+    let keptTokens = 0;
+    for (let index = view.length - 1; index >= 0 && keptTokens + (tokens[index] ?? 0) <= options.maxTokens / 2; index--) {
+      keptTokens += tokens[index] ?? 0;
+      kept++;
+    }
+    counts.push(kept);
+  }
+  return counts.length === 0 ? null : Math.max(0, Math.min(...counts));
+}
+
 /**
  * Which items to forget, or null when the view is short enough. An LLM response's tool calls and
  * their results are kept or forgotten together (a result without its call, or a call without its
  * result, is an invalid chat history): a group reaching into the kept head is kept whole, any
  * other group reaching into the forgotten middle is forgotten whole.
  */
-export function planCondensation(view: readonly ViewItem[], options: CondenserOptions): CondensationPlan | null {
-  if (view.length <= options.maxEvents) return null;
+export function planCondensation(view: readonly ViewItem[], options: CondenserOptions, reason: CondensationReason = 'limits'): CondensationPlan | null {
+  const kept = keptRecentCount(view, options, reason);
+  if (kept === null) return null;
   // The system prompt is always part of the head, so the summary never goes before it.
   const head = Math.max(options.keepFirst, view[0]?.kind === 'SystemPromptEvent' ? 1 : 0);
   const headEnd = Math.min(head, view.length);
-  const recentStart = Math.max(headEnd, view.length - recentCount(options));
+  const recentStart = Math.max(headEnd, view.length - kept);
 
   const responseOfCall = new Map<string, string>();
   for (const item of view) if (item.kind === 'ActionEvent') responseOfCall.set(item.tool_call_id, item.llm_response_id);

@@ -84,7 +84,7 @@ export function viewMessages(view: readonly ViewItem[]): ChatMessage[] {
       let assistant = assistantOfResponse.get(item.llm_response_id);
       if (assistant === undefined) {
         const thought = textOf(item.thought);
-        assistant = { ...assistantFields(thought || null, item.reasoning_content, item.thinking_blocks), tool_calls: [] };
+        assistant = { ...assistantFields(thought || null, item), tool_calls: [] };
         assistantOfResponse.set(item.llm_response_id, assistant);
         messages.push(assistant);
       }
@@ -113,7 +113,7 @@ function chatMessage(item: SystemPromptEvent | MessageEvent | SummaryItem): Chat
     case 'MessageEvent': {
       const message = item.llm_message;
       const content = [...message.content, ...item.extended_content];
-      if (message.role === 'assistant') return assistantFields(textOf(content), message.reasoning_content, message.thinking_blocks);
+      if (message.role === 'assistant') return assistantFields(textOf(content), message);
       if (message.role === 'system') return { role: 'system', content: textOf(content) };
       // A tool-role message without a call of its own cannot be sent as a tool result.
       return { role: 'user', content: userContent(content) };
@@ -121,16 +121,16 @@ function chatMessage(item: SystemPromptEvent | MessageEvent | SummaryItem): Chat
   }
 }
 
-function assistantFields(
-  text: string | null,
-  reasoning: string | null,
-  thinkingBlocks: MessageEvent['llm_message']['thinking_blocks'],
-): ChatAssistantMessage {
+/** What the model gave besides text (an action's or a message's), sent back so it sees its own reasoning. */
+type Reasoning = Pick<ActionEvent, 'reasoning_content' | 'thinking_blocks' | 'responses_reasoning_item'>;
+
+function assistantFields(text: string | null, { reasoning_content: reasoning, thinking_blocks: thinkingBlocks, responses_reasoning_item: item }: Reasoning): ChatAssistantMessage {
   return {
     role: 'assistant',
     content: text,
     ...(reasoning !== null ? { reasoning_content: reasoning } : {}),
     ...(thinkingBlocks.length > 0 ? { thinking_blocks: thinkingBlocks } : {}),
+    ...(item !== null ? { responses_reasoning_item: item } : {}),
   };
 }
 

@@ -66,6 +66,7 @@ export function eventsFromToolCalls(response: LlmResponse, tools: ReadonlyMap<st
       thought: first && text.trim() !== '' ? [{ type: 'text' as const, text }] : [],
       reasoning_content: first ? response.reasoning_content : null,
       thinking_blocks: first ? response.thinking_blocks : [],
+      responses_reasoning_item: first ? response.responses_reasoning_item : null,
       tool_name: call.name,
       tool_call_id: call.id,
       tool_call: call,

@@ -6,6 +6,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { LlmSchema, StartConversationRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
+import { LLM_SECRET_FIELDS } from '../../../contracts/agent-server/llm-settings.js';
 import { jsonContent } from '../responses.js';
 
 const ValueTypeSchema = z.enum(['string', 'integer', 'number', 'boolean', 'array', 'object']);
@@ -81,7 +82,7 @@ export function settingsSchema(modelName: string, sources: readonly SectionSourc
 }
 
 const AGENT_SETTINGS = settingsSchema('AgentSettings', [
-  { key: 'llm', label: 'LLM', schema: LlmSchema, secrets: ['api_key'] },
+  { key: 'llm', label: 'LLM', schema: LlmSchema, secrets: [...LLM_SECRET_FIELDS] },
 ]);
 
 const CONVERSATION_SETTINGS = settingsSchema('ConversationSettings', [

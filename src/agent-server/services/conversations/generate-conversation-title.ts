@@ -1,8 +1,8 @@
 import type { GenerateTitleRequest } from '../../../contracts/agent-server/conversation-requests.js';
 import { ConflictError } from '../../../errors/index.js';
 import type { Event } from '../../../events/index.js';
-import { createLlmClient } from '../../agent/llm/index.js';
-import { llmConfigFrom, llmConfigOf } from '../../conversations/conversation-runner.js';
+import { createLlmClient, llmConfigFrom } from '../../agent/llm/index.js';
+import { llmConfigOf } from '../../conversations/conversation-runner.js';
 import { generateTitle, userMessageText } from '../../conversations/generate-title.js';
 import type { EventLog } from '../../store/index.js';
 import type { ConversationContext } from '../context.js';

@@ -90,6 +90,7 @@ describe('parseChatCompletion', () => {
       completion_tokens: 20,
       total_tokens: 120,
       cache_read_tokens: 60,
+      cache_write_tokens: 0,
       reasoning_tokens: 12,
     });
     expect(parseChatCompletion(completion({ content: 'x' }, { usage: { tokens: 'many' } }), context).usage).toBeNull();

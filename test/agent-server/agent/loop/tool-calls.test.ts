@@ -13,6 +13,7 @@ function response(calls: { name: string; arguments: string }[], content: string 
     tool_calls: calls.map((call, i) => ({ id: `call_${i + 1}`, origin: 'completion', ...call })),
     reasoning_content: 'thinking aloud',
     thinking_blocks: [],
+    responses_reasoning_item: null,
     finish_reason: 'tool_calls',
     usage: null,
     raw: {},
