@@ -17,11 +17,16 @@ export async function writeJsonAtomic(file: string, value: unknown, mode = 0o600
     await handle.close();
   }
   await rename(temp, file);
-  const directory = await open(dirname(file), 'r');
+  await syncDirectory(dirname(file));
+}
+
+/** fsync of a directory, so a rename in it survives a crash. */
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
   try {
-    await directory.sync();
+    await handle.sync();
   } finally {
-    await directory.close();
+    await handle.close();
   }
 }
 

@@ -7,30 +7,36 @@
  *
  * Metadata lives in memory and is written through on every change; a conversation whose meta.json
  * cannot be read at start is logged and skipped, never fatal. A directory without meta.json is what
- * a crash leaves of a conversation being created (meta.json is written first) or deleted: it is
- * removed at start.
+ * a crash leaves of a conversation being created (meta.json is written first): it is removed at
+ * start. A delete first refuses new writes and waits for those running (write-guard.ts), then
+ * renames the directory to a tombstone (`.deleted-<uuid>-<random>`) in one step, and only then
+ * stops the agent and removes the files: a crash at any point leaves the conversation whole or
+ * gone, and tombstones are removed at start.
  *
  * The registry is the state that outlives a request (open logs, running agent loops, pending
  * metadata writes); the verbs in ../services/ read and change it one request at a time.
  */
 import type { AgentUser } from '../agent-user.js';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
 import { NotFoundError } from '../../errors/index.js';
 import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventLog } from '../store/index.js';
 import type { AgentRunner } from '../agent/index.js';
-import { AtomicJsonFile } from './atomic-json-file.js';
+import { AtomicJsonFile, syncDirectory } from './atomic-json-file.js';
 import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
 import { createConversationRunner } from './conversation-runner.js';
 import type { ConversationStats } from '../../contracts/agent-server/llm-metrics.js';
 import type { CallRecord } from '../agent/llm/usage-metrics.js';
 import { ConversationMetadataSchema, type ConversationMetadata } from './metadata.js';
+import { createWriteGuard, type WriteGuard } from './write-guard.js';
 import { ConfirmationPolicySchema, ConversationExecutionStatusSchema } from '../../contracts/agent-server/conversation-requests.js';
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';
+const TOMBSTONE_PREFIX = '.deleted-';
 
 export interface Conversation {
   metadata: ConversationMetadata;
@@ -43,6 +49,8 @@ export interface Conversation {
   runner?: Promise<AgentRunner>;
   /** Callers of `runConversation` waiting for the loop to record `running`. */
   readonly runningWaiters: Set<() => void>;
+  /** Metadata saves and event appends pass it; a delete closes it. */
+  readonly writes: WriteGuard;
 }
 
 export interface ConversationRegistryOptions {
@@ -55,6 +63,8 @@ export interface ConversationRegistryOptions {
 
 export class ConversationRegistry {
   private readonly conversations = new Map<string, Conversation>();
+  /** Deletes in progress by id: a new conversation under the same id waits for its directory. */
+  private readonly removals = new Map<string, Promise<void>>();
   private lastActivityMs = Date.now();
 
   private constructor(
@@ -67,6 +77,7 @@ export class ConversationRegistry {
     const registry = new ConversationRegistry(join(options.dataDir, 'conversations'), options.agentUser, options.onLlmCall ?? (() => undefined));
     await mkdir(registry.root, { recursive: true });
     for (const entry of await readdir(registry.root, { withFileTypes: true })) {
+      if (entry.isDirectory() && entry.name.startsWith(TOMBSTONE_PREFIX)) await rm(join(registry.root, entry.name), { recursive: true, force: true });
       if (!entry.isDirectory() || !isConversationId(entry.name)) continue;
       const directory = join(registry.root, entry.name);
       const metadata = await readMetadata(join(directory, METADATA_FILE));
@@ -114,7 +125,10 @@ export class ConversationRegistry {
   /** Tracks a new conversation and starts writing its directory and meta.json (`created`). */
   create(metadata: ConversationMetadata): Conversation {
     const conversation = this.track(metadata);
-    conversation.created = mkdir(conversation.directory, { recursive: true }).then(() => conversation.metadataFile.save());
+    const removal = this.removals.get(metadata.id) ?? Promise.resolve();
+    conversation.created = removal
+      .then(() => mkdir(conversation.directory, { recursive: true }))
+      .then(() => conversation.metadataFile.save());
     return conversation;
   }
 
@@ -123,34 +137,66 @@ export class ConversationRegistry {
     this.conversations.delete(id);
   }
 
-  /** Stops its agent, waits for its writes, closes its log and removes it from disk. */
+  /**
+   * Refuses its writes from now on (404) and waits for those running, moves its directory to a
+   * tombstone in one rename, then stops its agent, closes its log and removes the tombstone.
+   */
   async remove(conversation: Conversation): Promise<void> {
-    this.conversations.delete(conversation.metadata.id);
-    await this.closeRunner(conversation);
-    await conversation.metadataFile.settled();
-    await this.closeLog(conversation);
-    await rm(conversation.directory, { recursive: true, force: true });
+    const id = conversation.metadata.id;
+    if (this.conversations.get(id) === conversation) this.conversations.delete(id);
+    const removal = this.removeFromDisk(conversation);
+    this.removals.set(id, removal);
+    try {
+      await removal;
+    } finally {
+      if (this.removals.get(id) === removal) this.removals.delete(id);
+    }
   }
 
-  async changeMetadata(conversation: Conversation, change: Partial<ConversationMetadata>): Promise<void> {
+  private async removeFromDisk(conversation: Conversation): Promise<void> {
+    await conversation.writes.close();
+    await conversation.created.catch(() => undefined);
+    await conversation.metadataFile.settled();
+    const tombstone = join(this.root, `${TOMBSTONE_PREFIX}${conversation.metadata.id}-${randomBytes(4).toString('hex')}`);
+    const buried = await rename(conversation.directory, tombstone).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return false;
+        throw error;
+      },
+    );
+    if (buried) await syncDirectory(this.root);
+    await this.closeRunner(conversation);
+    await this.closeLog(conversation);
+    if (buried) await rm(tombstone, { recursive: true, force: true });
+  }
+
+  changeMetadata(conversation: Conversation, change: Partial<ConversationMetadata>): Promise<void> {
+    return conversation.writes.run(() => this.saveMetadata(conversation, change));
+  }
+
+  appendEvents(conversation: Conversation, events: readonly Event[], change: Partial<ConversationMetadata> = {}): Promise<void> {
+    return conversation.writes.run(async () => {
+      const log = await this.openLog(conversation);
+      try {
+        await log.append(events);
+      } catch (error) {
+        // The log refuses appends after a failed write until it is reopened, which repairs its tail.
+        if (error instanceof EventLogUnavailableError) await this.closeLog(conversation);
+        throw error;
+      }
+      await this.saveMetadata(conversation, change);
+    });
+  }
+
+  private async saveMetadata(conversation: Conversation, change: Partial<ConversationMetadata>): Promise<void> {
     conversation.metadata = { ...conversation.metadata, ...change, updated_at: nowTimestamp() };
     this.lastActivityMs = Date.now();
     await conversation.metadataFile.save();
   }
 
-  async appendEvents(conversation: Conversation, events: readonly Event[], change: Partial<ConversationMetadata> = {}): Promise<void> {
-    const log = await this.openLog(conversation);
-    try {
-      await log.append(events);
-    } catch (error) {
-      // The log refuses appends after a failed write until it is reopened, which repairs its tail.
-      if (error instanceof EventLogUnavailableError) await this.closeLog(conversation);
-      throw error;
-    }
-    await this.changeMetadata(conversation, change);
-  }
-
   openLog(conversation: Conversation): Promise<EventLog<Event>> {
+    if (conversation.writes.closed) return Promise.reject(new NotFoundError('Conversation not found'));
     if (!conversation.log) {
       const file = join(conversation.directory, EVENTS_FILE);
       const opening = conversation.created.then(() => openEventLog<Event>(file, { searchableText: messageSearchText, textVersion: MESSAGE_SEARCH_TEXT_VERSION }));
@@ -200,6 +246,7 @@ export class ConversationRegistry {
       directory,
       created: Promise.resolve(),
       runningWaiters: new Set(),
+      writes: createWriteGuard(),
       metadataFile: new AtomicJsonFile(join(directory, METADATA_FILE), () => conversation.metadata),
     };
     this.conversations.set(metadata.id, conversation);
