@@ -104,12 +104,26 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
     return found.entry;
   }
 
-  async function openRegular(found: Resolved, path: string, access: 'read' | 'write', flags: number): Promise<{ handle: FileHandle; stats: Stats }> {
+  /**
+   * The entry opened for reading or writing, checked on the opened descriptor itself: the same
+   * inode the walk found, a regular file, and the agent's to read or write. (gVisor's fstat of an
+   * O_PATH descriptor of a symlink describes the link's target, so the walk's own stat is not
+   * trusted for this.) Never opened with O_TRUNC: nothing changes before the check.
+   */
+  async function openRegular(found: Resolved, path: string, access: 'read' | 'write'): Promise<{ handle: FileHandle; stats: Stats }> {
     const entry = existing(found, path);
     if (entry.stats.isDirectory()) throw errnoError('EISDIR', 'open', path);
     if (!entry.stats.isFile()) throw errnoError(NOT_REGULAR, 'open', path);
-    if (!mayAccess(entry.stats, rights, access)) throw errnoError('EACCES', 'open', path);
-    return { handle: await reopen(entry, flags), stats: entry.stats };
+    const handle = await reopen(entry, access === 'read' ? constants.O_RDONLY : constants.O_WRONLY);
+    try {
+      const stats = await handle.stat();
+      if (stats.dev !== entry.stats.dev || stats.ino !== entry.stats.ino || !stats.isFile()) throw errnoError('ELOOP', 'open', path);
+      if (!mayAccess(stats, rights, access)) throw errnoError('EACCES', 'open', path);
+      return { handle, stats };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   /** A new file `name` in `found.parent`, created exclusively and given to the agent on its descriptor. */
@@ -131,8 +145,8 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
     return withResolved(path, { followLast: true, makeParents: write.makeParents }, async (found) => {
       if (found.entry && write.exclusive) throw errnoError('EEXIST', 'open', path);
       if (found.entry) {
-        const { handle } = await openRegular(found, path, 'write', constants.O_WRONLY | constants.O_TRUNC);
-        await writeAndClose(handle, data);
+        const { handle } = await openRegular(found, path, 'write');
+        await writeAndClose(handle, data, { truncate: true });
         return { created: false };
       }
       const handle = await createIn(found, found.name, path).catch((error: unknown) => {
@@ -152,7 +166,7 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
 
     readFile: (path, read = {}) =>
       withResolved(path, { followLast: true }, async (found) => {
-        const { handle, stats } = await openRegular(found, path, 'read', constants.O_RDONLY);
+        const { handle, stats } = await openRegular(found, path, 'read');
         try {
           if (read.maxBytes !== undefined && stats.size > read.maxBytes) throw errnoError('EFBIG', 'read', path);
           return await handle.readFile();
@@ -161,7 +175,7 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
         }
       }),
 
-    openFile: (path) => withResolved(path, { followLast: true }, (found) => openRegular(found, path, 'read', constants.O_RDONLY)),
+    openFile: (path) => withResolved(path, { followLast: true }, (found) => openRegular(found, path, 'read')),
 
     readDir: (path) =>
       withResolved(path, { followLast: true }, async (found) => {
@@ -231,8 +245,9 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
   }
 }
 
-async function writeAndClose(handle: FileHandle, data: string | Uint8Array): Promise<void> {
+async function writeAndClose(handle: FileHandle, data: string | Uint8Array, how = { truncate: false }): Promise<void> {
   try {
+    if (how.truncate) await handle.truncate(0);
     await handle.writeFile(data);
   } finally {
     await handle.close();
