@@ -231,7 +231,7 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
     removeFile: (path) =>
       withResolved(path, { followLast: false }, async (found) => {
         const entry = existing(found, path);
-        if (entry.stats.isDirectory()) throw errnoError('EISDIR', 'unlink', path);
+        if (entry.stats.isDirectory() && !found.isLink) throw errnoError('EISDIR', 'unlink', path);
         if (!mayChangeEntry(found.parent.stats, entry.stats, rights)) throw errnoError('EACCES', 'unlink', path);
         await fs.unlink(inDir(found.parent.handle, found.name));
       }),

@@ -1,7 +1,7 @@
 /**
  * Resolves a path one name at a time on held directory descriptors, the way openat(2) with
  * O_NOFOLLOW would: each name is looked up in a directory this process holds open, through
- * `/proc/self/fd/N/name`, and opened with O_PATH | O_NOFOLLOW, so a symlink is seen as one and never
+ * `/proc/self/fd/N/name`, and opened with O_NOFOLLOW, so a symlink is seen as one and never
  * followed by the kernel. Links are followed here instead, from the link's own directory, and every
  * directory passed must be searchable by `rights`. Whatever the agent swaps on the way, each step
  * lands only where the agent's user could have gone itself.
@@ -29,8 +29,13 @@ export interface Resolved {
   parent: Held;
   /** The last name, looked up in `parent` ('' for `/`). */
   name: string;
-  /** What `name` is (opened O_PATH: reopen it with reopen()), or undefined when there is no such entry. */
+  /**
+   * What `name` is, or undefined when there is no such entry: a directory on a real descriptor,
+   * anything else on an O_PATH one (open it with reopen(), and check what that opened).
+   */
   entry: Held | undefined;
+  /** `name` is a symlink, not followed (followLast false); its stats may describe its target. */
+  isLink: boolean;
   /** Where `name` is, whether or not it exists. */
   location: string;
   close(): Promise<void>;
@@ -77,13 +82,13 @@ type Step = { resolved: Resolved } | { restart: string };
 /** Walks `wanted` from `/`; at a symlink to follow, or a race lost, answers the path to walk instead. */
 async function walkOnce(wanted: string, options: WalkOptions): Promise<Step> {
   const names = wanted.split('/').filter((name) => name !== '');
-  let dir = await openHeld('/', O_PATH | constants.O_DIRECTORY, '/');
+  let dir = await openHeld('/', DIRECTORY_FLAGS, '/');
   let handedOver = false;
   try {
     if (names.length === 0) {
       const root = dir;
       handedOver = true;
-      return { resolved: { parent: root, name: '', entry: root, location: '/', close: () => root.handle.close() } };
+      return { resolved: { parent: root, name: '', entry: root, isLink: false, location: '/', close: () => root.handle.close() } };
     }
     const lastName = names[names.length - 1] as string;
     for (const [i, name] of names.slice(0, -1).entries()) {
@@ -97,14 +102,14 @@ async function walkOnce(wanted: string, options: WalkOptions): Promise<Step> {
     }
     const found = await lookUp(dir, lastName, { follow: options.followLast, rest: [], wanted, options });
     if ('restart' in found) return found;
-    const { entry, location } = found;
+    const { entry, location, isLink } = found;
     const parent = dir;
     handedOver = true;
     const close = async () => {
       await entry?.handle.close();
       await parent.handle.close();
     };
-    return { resolved: { parent, name: lastName, entry, location, close } };
+    return { resolved: { parent, name: lastName, entry, isLink, location, close } };
   } finally {
     if (!handedOver) await dir.handle.close().catch(() => {});
   }
@@ -119,16 +124,25 @@ interface LookUp {
 }
 
 /** One name in `dir`: its entry (undefined when missing), or where to walk instead when it is a link to follow. */
-async function lookUp(dir: Held, name: string, how: LookUp): Promise<{ entry: Held | undefined; location: string } | { restart: string }> {
+async function lookUp(dir: Held, name: string, how: LookUp): Promise<Found | { restart: string }> {
   if (!mayAccess(dir.stats, how.options.rights, 'search')) throw errnoError('EACCES', 'open', how.wanted);
   const location = path.join(dir.realPath, name);
-  const entry = await openEntry(dir, name, location);
-  if (!entry?.stats.isSymbolicLink() || !how.follow) return { entry, location };
-  await entry.handle.close();
   const link = await readLink(dir, name);
-  // No longer a link (swapped while we looked): walk again, which counts as a hop.
-  return { restart: link === undefined ? how.wanted : path.resolve(dir.realPath, link, ...how.rest) };
+  if (link !== undefined && how.follow) return { restart: path.resolve(dir.realPath, link, ...how.rest) };
+  const entry = await openEntry(dir, name, location, link !== undefined);
+  // Swapped while we looked: walk again, which counts as a hop.
+  if (entry === 'raced') return { restart: how.wanted };
+  return { entry, location, isLink: link !== undefined };
 }
+
+interface Found {
+  entry: Held | undefined;
+  location: string;
+  /** The entry is a symlink, taken as it is (not followed). */
+  isLink: boolean;
+}
+
+const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 async function openHeld(file: string, flags: number, realPath: string): Promise<Held> {
   const handle = await fs.open(file, flags);
@@ -140,13 +154,32 @@ async function openHeld(file: string, flags: number, realPath: string): Promise<
   }
 }
 
-async function openEntry(dir: Held, name: string, location: string): Promise<Held | undefined> {
+/**
+ * A directory is held on a descriptor really opened (O_DIRECTORY | O_NOFOLLOW, which a link or a
+ * FIFO fails without being opened), anything else on an O_PATH one, opened for real only once
+ * checked (reopen). gVisor's fstat of an O_PATH descriptor of a symlink describes the link's
+ * target, so a directory is never taken from one: 'raced' when one shows up there.
+ */
+async function openEntry(dir: Held, name: string, location: string, isLink: boolean): Promise<Held | undefined | 'raced'> {
+  const file = inDir(dir.handle, name);
+  if (!isLink) {
+    try {
+      return await openHeld(file, DIRECTORY_FLAGS, location);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      if (!isErrno(error, 'ENOTDIR', 'ELOOP')) throw error;
+    }
+  }
+  let entry: Held;
   try {
-    return await openHeld(inDir(dir.handle, name), O_PATH | constants.O_NOFOLLOW, location);
+    entry = await openHeld(file, O_PATH | constants.O_NOFOLLOW, location);
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
     throw error;
   }
+  if (isLink || !entry.stats.isDirectory()) return entry;
+  await entry.handle.close();
+  return 'raced';
 }
 
 /** The target of the symlink `name`, or undefined when it is no longer one. */
