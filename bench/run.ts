@@ -17,6 +17,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   warm: () => import('./warm.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   cold: () => import('./cold.js'),
+  // Needs tmux and script.
+  tools: () => import('./tools.js'),
   // Needs DATABASE_URL, the Docker engine (and ../shared/env/extra-engines.sh), the base image and `npm run build`.
   fleet: () => import('./fleet.js'),
 };
