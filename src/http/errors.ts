@@ -90,6 +90,10 @@ export function handleError(err: Error, c: Context): Response {
     if (err.status === 400 && /json/i.test(err.message)) {
       return c.json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] }, 422);
     }
+    if (err.status === 415) {
+      // The route validator's bare "Unsupported Media Type" leaves the client guessing: every body the servers parse themselves is JSON.
+      return c.json({ detail: 'Unsupported Media Type: send the request body as JSON, with the header "Content-Type: application/json"' }, 415);
+    }
     return c.json({ detail: err.message || 'Error' }, err.status);
   }
   log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error');

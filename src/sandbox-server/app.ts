@@ -152,6 +152,10 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   });
 
   registerHealthRoutes(app, ctx);
+  // A person's first request: say where the API and its documentation are, rather than a bare 404.
+  app.get('/', (c) =>
+    c.json({ detail: 'This is sandbox-server. Its API is under /api/v1; read how to use it at /docs (the OpenAPI document: /openapi.json).' }),
+  );
   app.use('/api/*', apiKeyAuth(keys));
   const engineChanges = requireAdmin('Changing the engines', ['POST', 'PUT', 'PATCH', 'DELETE']);
   app.use('/api/v1/engines', engineChanges);

@@ -141,7 +141,7 @@ describe('sandboxctl against a sandbox-server', () => {
     it('lists, shows, pauses, resumes and deletes sandboxes', async () => {
       const id = await runningSandbox();
       const table = await ctl('sandboxes', 'ls');
-      expect(table.stdout.split('\n')[0]).toMatch(/^ID +STATUS +SPEC +AGENT URL +CREATED$/);
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID +STATUS +SPEC +AGENT URL +CREATED +DETAIL$/);
       expect(table.stdout).toMatch(new RegExp(`^${id} +RUNNING +sandbox-server/agent-server:test +http://127\\.0\\.0\\.1:\\d+ +\\d{4}-`, 'm'));
       expect((await ctlAs(z.array(SandboxInfoSchema), 'sandboxes', 'ls', '--status', 'RUNNING')).map((s) => s.id)).toContain(id);
       expect(await ctlJson('sandboxes', 'ls', '--limit', '1')).toHaveLength(1);
@@ -219,11 +219,18 @@ describe('sandboxctl against a sandbox-server', () => {
       expect((await ctl('events', '--type', 'sandbox.exploded')).code).toBe(2);
     });
 
-    it('fails start --wait with exit 1 when the sandbox ends in ERROR or does not come up in time', async () => {
+    it('fails start --wait with exit 1 when the sandbox ends in ERROR, saying why, or does not come up in time', async () => {
       h.fake.failNext('create', new RuntimeError('image not found: nope:1', true));
       const failed = await ctl('sandboxes', 'start', '--wait');
       expect(failed.code).toBe(1);
-      expect(failed.stderr).toMatch(/sandboxctl: sandbox \S+ is ERROR: see the sandbox-server log, then remove it with "sandboxctl sandboxes rm \S+"\n$/);
+      expect(failed.stderr).toMatch(
+        /sandboxctl: sandbox \S+ is ERROR: [^\n]*image not found: nope:1; its history: "sandboxctl events --sandbox \S+"; remove it with "sandboxctl sandboxes rm \S+"\n$/,
+      );
+      const id = /sandbox (\S+) is ERROR/.exec(failed.stderr)?.[1] as string;
+      expect((await ctl('sandboxes', 'show', id)).stdout).toMatch(/^detail +[^\n]*image not found: nope:1$/m);
+      const listed = (await ctl('sandboxes', 'ls', '--status', 'ERROR')).stdout.split('\n');
+      expect(listed[0]).toMatch(/ DETAIL$/);
+      expect(listed.find((line) => line.startsWith(id))).toMatch(/image not found: nope:1$/);
 
       const release = h.fake.holdCreates();
       try {

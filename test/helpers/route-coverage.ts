@@ -3,8 +3,8 @@ import type { Env, Hono } from 'hono';
 
 export type OpenAPIDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 
-/** Served on purpose outside the API description: the description itself, its page, the scrape. */
-export const NOT_API_OPERATIONS: readonly string[] = ['/openapi.json', '/docs', '/docs/*', '/metrics'];
+/** Served on purpose outside the API description: the pointer at /, the description itself, its page, the scrape. */
+export const NOT_API_OPERATIONS: readonly string[] = ['/', '/openapi.json', '/docs', '/docs/*', '/metrics'];
 
 const OPERATION_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 

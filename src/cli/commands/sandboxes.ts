@@ -3,12 +3,14 @@ import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
 import { collectPages } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, type ParsedArgs, stringOption } from '../command.js';
-import { formatElapsed, formatFields, formatTable, formatTime, orDash } from '../format.js';
+import { formatElapsed, formatFields, formatTable, formatTime, oneLine, orDash } from '../format.js';
 import { noSandbox, orNotFound } from '../not-found.js';
 import { Progress } from '../progress.js';
 import { waitFor } from '../wait.js';
 
 const DEFAULT_WAIT_SECONDS = 300;
+/** How much of a status detail `ls` shows; `show` shows all of it. */
+const DETAIL_LIMIT = 80;
 
 export const waitOptions = {
   wait: { type: 'boolean', help: 'Wait until the sandbox is RUNNING, showing progress on stderr' },
@@ -32,6 +34,7 @@ export function printSandbox(ctx: CommandContext, sandbox: SandboxInfo): void {
     formatFields([
       ['id', sandbox.id],
       ['status', sandbox.status],
+      ...(sandbox.status_detail ? [['detail', sandbox.status_detail] as const] : []),
       ['spec', sandbox.sandbox_spec_id],
       ['created', formatTime(sandbox.created_at)],
       ...(sandbox.exposed_urls ?? []).map((exposed) => [`url ${exposed.name}`, exposed.url] as const),
@@ -50,7 +53,9 @@ export async function waitUntilRunning(ctx: CommandContext, sandbox: SandboxInfo
     read: () => requireSandbox(ctx.client, sandbox.id),
     state: (current) => (current.status === 'RUNNING' ? 'done' : current.status === 'ERROR' || current.status === 'MISSING' ? 'failed' : 'pending'),
     describe: (current) => `sandbox ${current.id}: ${current.status}`,
-    failure: (current) => `sandbox ${current.id} is ${current.status}: see the sandbox-server log, then remove it with "sandboxctl sandboxes rm ${current.id}"`,
+    failure: (current) =>
+      `sandbox ${current.id} is ${current.status}: ${current.status_detail ?? 'no detail was recorded'}; ` +
+      `its history: "sandboxctl events --sandbox ${current.id}"; remove it with "sandboxctl sandboxes rm ${current.id}"`,
     timeout: (current, elapsed) =>
       `sandbox ${current.id} is still ${current.status} after ${elapsed}: wait longer with --timeout, or check the sandbox-server log`,
   });
@@ -77,8 +82,8 @@ const ls: Command = {
     }
     ctx.out.line(
       formatTable(
-        ['ID', 'STATUS', 'SPEC', 'AGENT URL', 'CREATED'],
-        sandboxes.map((s) => [s.id, s.status, s.sandbox_spec_id, orDash(agentUrl(s)), formatTime(s.created_at)]),
+        ['ID', 'STATUS', 'SPEC', 'AGENT URL', 'CREATED', 'DETAIL'],
+        sandboxes.map((s) => [s.id, s.status, s.sandbox_spec_id, orDash(agentUrl(s)), formatTime(s.created_at), orDash(s.status_detail && oneLine(s.status_detail, DETAIL_LIMIT))]),
       ),
     );
     return EXIT_OK;

@@ -10,6 +10,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { logger } from '../../logger.js';
+import { describeDatabaseFailure } from './connection-errors.js';
 import { createResilientClient } from './resilient-client.js';
 import * as schema from './schema.js';
 
@@ -58,6 +59,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const migrator = connect(1);
     try {
       await migratePostgres(drizzlePostgres(migrator), { migrationsFolder });
+    } catch (error) {
+      // drizzle says only which statement failed ("Failed query: CREATE SCHEMA ..."); the driver's error says why.
+      throw new Error(describeDatabaseFailure(error, url), { cause: error });
     } finally {
       await migrator.end();
     }

@@ -150,6 +150,7 @@ export class Reconciler {
     this.aliveProbes = new AliveProbes(checkAlive, (sandboxId) => this.kick(sandboxId));
     this.passContext = {
       db: this.db,
+      log: this.log,
       runtime: this.runtime,
       checkAlive,
       advertiseHost: options.advertiseHost ?? '127.0.0.1',

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import type { Logger } from '../../logger.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../db/schema.js';
 import type { SandboxStatus } from '../../contracts/sandbox.js';
 import { type NewLifecycleEvent, recordEvent } from '../lifecycle-events/record-event.js';
@@ -23,6 +24,8 @@ export interface SandboxPassInput {
 
 export interface SandboxPassContext {
   db: Database;
+  /** The reconciler's log: a sandbox turning ERROR is a warning there, with why. */
+  log: Logger;
   runtime: SandboxRuntime;
   checkAlive: (url: string, sessionApiKey: string) => Promise<boolean>;
   /** Where the engine publishes ports (its advertise host): health checks go there, and the row records it. */
@@ -265,6 +268,9 @@ async function writeIfChanged(ctx: SandboxPassContext, row: SandboxRow, next: Ob
       .returning({ poolFingerprint: sandboxes.poolFingerprint });
     if (event && written?.poolFingerprint === null) await recordEvent(tx, event);
   });
+  if (next.status === 'ERROR' && row.status !== 'ERROR') {
+    ctx.log.warn({ sandboxId: row.id, statusDetail: next.statusDetail }, `sandbox ${row.id} is ERROR: ${next.statusDetail ?? 'no detail'}`);
+  }
   ctx.written(row.id);
 }
 

@@ -329,6 +329,15 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
     });
   });
 
+  it('points / to the documentation, and says which content type a body needs', async () => {
+    const root = await t.call('GET', '/', undefined, z.object({ detail: z.string() }));
+    expect(root.status).toBe(200);
+    expect(root.body.detail).toContain('/docs');
+    const untyped = await t.app.request('/api/v1/sandboxes', { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: '{}' });
+    expect(untyped.status).toBe(415);
+    expect(await untyped.json()).toEqual({ detail: 'Unsupported Media Type: send the request body as JSON, with the header "Content-Type: application/json"' });
+  });
+
   it('answers 404 with FastAPI\'s body for an unknown route', async () => {
     expect(await t.call('GET', '/api/v1/nothing-here')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
