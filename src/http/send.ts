@@ -7,6 +7,7 @@
  */
 import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -29,6 +30,8 @@ export interface RequestParts {
   signal?: AbortSignal;
   /** Pools connections (plain http only); without one each request opens its own. */
   agent?: Agent;
+  /** Resolves the host instead of the system resolver (e.g. to pin the connection to checked addresses). */
+  lookup?: LookupFunction;
 }
 
 /** A plain-http destination already in the parts node:http takes, for callers that send to it often: no URL is parsed. */
@@ -45,7 +48,14 @@ export function sendParts(to: URL | HttpAddress, parts: RequestParts): Promise<R
   const address = to instanceof URL ? urlToHttpOptions(to) : to;
   return new Promise((resolve, reject) => {
     const outgoing = requestFn(
-      { ...address, method: parts.method, headers: parts.headers, signal: parts.signal, ...(parts.agent && !https ? { agent: parts.agent } : {}) },
+      {
+        ...address,
+        method: parts.method,
+        headers: parts.headers,
+        signal: parts.signal,
+        ...(parts.agent && !https ? { agent: parts.agent } : {}),
+        ...(parts.lookup ? { lookup: parts.lookup } : {}),
+      },
       (incoming) => resolve(toResponse(incoming, parts.method)),
     );
     outgoing.once('error', reject);

@@ -21,6 +21,7 @@ import { registerAppConversationRoutes } from './routes/app-conversations/index.
 import type { EventFeed } from './lifecycle-events/event-feed.js';
 import { registerEventRoutes } from './routes/events/index.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
+import { createWebhookTargets, type WebhookTargets } from './webhooks/targets.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
@@ -41,6 +42,8 @@ export interface SandboxServerAppOptions {
   apiKeys: readonly string[];
   /** Keys that may also administer the fleet (see auth.ts). */
   adminKeys?: readonly string[];
+  /** Where webhooks may send; default: public addresses only, by the system resolver. */
+  webhookTargets?: WebhookTargets;
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
   maxRunningSandboxes: number;
@@ -169,7 +172,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
   registerEventRoutes(app, { ctx: { ...ctx, feed: options.events }, upgradeWebSocket });
-  registerWebhookRoutes(app, ctx);
+  registerWebhookRoutes(app, { db: ctx.db, webhookTargets: options.webhookTargets ?? createWebhookTargets({ allowedHosts: [] }) });
   registerEngineRoutes(app, ctx);
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });

@@ -239,6 +239,11 @@ export const CONFIG_VARIABLES = {
     default: '5',
     help: 'Wait before retrying a failed webhook delivery; each later wait doubles, up to an hour, for 24 hours.',
   }),
+  WEBHOOK_ALLOWED_HOSTS: variable({
+    schema: hostList(),
+    default: '',
+    help: 'Comma-separated webhook URL hosts (names or addresses, as written in the URL) that may be loopback, private, link-local or this machine; only admin keys may point webhooks at them. Others must resolve to public addresses only.',
+  }),
   LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
 };
 

@@ -20,6 +20,7 @@ import { EngineRegistry, reconcilerLease } from './engines/registry.js';
 import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { createWebhookTargets } from './webhooks/targets.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { readInstallationId } from './installation/installation-id.js';
 import { type DataDirLock, lockDataDir } from './installation/data-dir-lock.js';
@@ -189,7 +190,9 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     intervalMs: RETENTION_SWEEP_MS,
     log,
   });
+  const webhookTargets = createWebhookTargets({ allowedHosts: config.WEBHOOK_ALLOWED_HOSTS });
   const webhooks = new WebhookDispatcher({
+    targets: webhookTargets,
     db: database.db,
     feed: events,
     log,
@@ -235,6 +238,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     handOffStartTask: (taskId) => handOff(database.db, START_TASK_CHANNEL, taskId, log),
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     adminKeys: config.SANDBOX_SERVER_ADMIN_KEYS,
+    webhookTargets,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       DATABASE_QUERY_TIMEOUT_SECONDS: 10,
       SANDBOX_SERVER_API_KEYS: [],
       SANDBOX_SERVER_ADMIN_KEYS: [],
+      WEBHOOK_ALLOWED_HOSTS: [],
       ALLOWED_HOSTS: [],
       CORS_ORIGINS: [],
       MAX_RUNNING_SANDBOXES: 10,

@@ -9,8 +9,19 @@ import type { EngineIdentity } from '../../src/sandbox-server/engines/engine-ide
 import { engines, lifecycleEvents, sandboxes, sandboxSpecs, snapshots } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
 import { type DefaultLimits, ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { createWebhookTargets, type ResolveHost, type WebhookTargets } from '../../src/sandbox-server/webhooks/targets.js';
 import { readAnswer, type Answer } from '../helpers/answer.js';
 import { openTestDatabase, type TestDriver } from '../helpers/database.js';
+
+/** A resolver that knows only these names (tests send no query to a DNS server); others are not found. */
+export function resolveOnly(names: Record<string, string> | Map<string, string>): ResolveHost {
+  const table = names instanceof Map ? names : new Map(Object.entries(names));
+  return async (host) => {
+    const address = table.get(host);
+    if (address === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return [{ address, family: address.includes(':') ? 6 : 4 }];
+  };
+}
 
 export const DEFAULT_IMAGE = 'sandbox-server/agent-server:test';
 export const API_KEY = 'test-api-key-0123456789';
@@ -49,8 +60,8 @@ export async function openTestApp(
     apiKeys?: string[];
     /** Default [ADMIN_KEY]. */
     adminKeys?: string[];
-    /** WEBHOOK_ALLOWED_HOSTS. */
-    webhookAllowedHosts?: string[];
+    /** Where webhooks may go; default: public addresses, and no name resolves but localhost (tests ask no DNS server). */
+    webhookTargets?: WebhookTargets;
     runtimes?: EngineRuntimes;
     defaultLimits?: DefaultLimits;
     maxRequestBodyBytes?: number;
@@ -75,6 +86,7 @@ export async function openTestApp(
     },
     apiKeys: options.apiKeys ?? [API_KEY],
     adminKeys: options.adminKeys ?? [ADMIN_KEY],
+    webhookTargets: options.webhookTargets ?? createWebhookTargets({ allowedHosts: [], resolve: resolveOnly({ localhost: '127.0.0.1' }) }),
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
     ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),
     events,

@@ -41,7 +41,9 @@ describe.skipIf(!testDrivers.includes('postgres'))('secrets in the log', () => {
         PORT: '0',
         DATA_DIR: dataDir,
         DATABASE_URL: url,
-        SANDBOX_SERVER_API_KEYS: API_KEY,
+        SANDBOX_SERVER_ADMIN_KEYS: API_KEY,
+        // The webhooks below go to 127.0.0.1 (nothing is sent: no event is recorded).
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
         SANDBOX_SERVER_INSTANCE: `log-secrets-${randomBytes(4).toString('hex')}`,
         // An image that exists, so nothing is built; no sandbox is started here anyway.
         AGENT_SERVER_IMAGE: process.env.SANDBOX_BASE_IMAGE ?? 'sandbox-base:local',

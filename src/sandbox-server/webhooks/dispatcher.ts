@@ -1,12 +1,14 @@
-import { and, asc, eq, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { send } from '../../http/send.js';
+import { sendParts } from '../../http/send.js';
 import type { Logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
 import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from '../db/schema.js';
 import type { EventFeed } from '../lifecycle-events/event-feed.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry-policy.js';
-import { deliveryHeaders } from './signature.js';
+import { deliveryHeaders, messageId } from './signature.js';
+import { pickWithinSlots } from './slots.js';
+import { createWebhookTargets, pinnedLookup, type WebhookTargets } from './targets.js';
 
 export interface WebhookDispatcherOptions {
   db: Database;
@@ -16,8 +18,13 @@ export interface WebhookDispatcherOptions {
   /** A receiver that has not answered after this long has failed the attempt. Default 10 s. */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** Attempts in flight at once, across all webhooks. Default 16. */
-  concurrency?: number;
+  /** Where deliveries may go (judged again at every attempt); default: public addresses only. */
+  targets?: WebhookTargets;
+  /**
+   * Attempts in flight at once per webhook, across replicas. Default 4. Each webhook has slots of
+   * its own: receivers that never answer hold up only their own webhooks.
+   */
+  concurrencyPerWebhook?: number;
 }
 
 type Outcome = { ok: true; statusCode: number; latencyMs: number } | { ok: false; statusCode: number | null; latencyMs: number; error: string };
@@ -26,6 +33,8 @@ type Outcome = { ok: true; statusCode: number; latencyMs: number } | { ok: false
 const LEASE_MARGIN_MS = 5_000;
 /** Without anything due, look again after this long anyway (a lost notification costs no more). */
 const IDLE_LOOK_MS = 60_000;
+/** Deliveries claimed by one pass at most; the next pass takes more. */
+const CLAIM_BATCH = 200;
 
 /**
  * Sends the webhook outbox: at least once, in order per (webhook, sandbox), retrying with
@@ -40,7 +49,8 @@ export class WebhookDispatcher {
   readonly #log: Logger;
   readonly #timeoutMs: number;
   readonly #policy: RetryPolicy;
-  readonly #concurrency: number;
+  readonly #perWebhook: number;
+  readonly #targets: WebhookTargets;
   readonly #inFlight = new Map<number, Promise<void>>();
   readonly #stopping = new AbortController();
   #wake: () => void = () => {};
@@ -52,7 +62,8 @@ export class WebhookDispatcher {
     this.#log = options.log.child({ component: 'webhooks' });
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.#concurrency = options.concurrency ?? 16;
+    this.#perWebhook = options.concurrencyPerWebhook ?? 4;
+    this.#targets = options.targets ?? createWebhookTargets({ allowedHosts: [] });
   }
 
   start(): void {
@@ -74,7 +85,7 @@ export class WebhookDispatcher {
       });
       let waitMs = IDLE_LOOK_MS;
       try {
-        const claimed = await this.#claim(this.#concurrency - this.#inFlight.size);
+        const claimed = await this.#claim();
         for (const { delivery, webhook } of claimed) this.#launch(delivery, webhook);
         waitMs = await this.#msUntilNextDue();
       } catch (err) {
@@ -101,14 +112,21 @@ export class WebhookDispatcher {
     this.#inFlight.set(delivery.id, attempt);
   }
 
-  /** Due deliveries whose every earlier delivery of the same (webhook, ordering key) is done. */
-  async #claim(limit: number): Promise<{ delivery: WebhookDeliveryRow; webhook: WebhookRow }[]> {
-    if (limit <= 0) return [];
+  /**
+   * Due deliveries whose every earlier delivery of the same (webhook, ordering key) is done, each
+   * webhook's oldest first, as many per webhook as its free slots (leases not yet expired, whoever
+   * holds them, take slots), round-robin across webhooks.
+   */
+  async #claim(): Promise<{ delivery: WebhookDeliveryRow; webhook: WebhookRow }[]> {
     const now = new Date();
     const earlier = alias(webhookDeliveries, 'earlier');
     const deliveries = await this.#db.transaction(async (tx) => {
-      const due = await tx
-        .select({ id: webhookDeliveries.id })
+      const ranked = tx
+        .select({
+          id: webhookDeliveries.id,
+          webhookId: webhookDeliveries.webhookId,
+          rank: sql<number>`row_number() over (partition by ${webhookDeliveries.webhookId} order by ${webhookDeliveries.id})`.as('rank'),
+        })
         .from(webhookDeliveries)
         .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
         .where(
@@ -132,14 +150,37 @@ export class WebhookDispatcher {
             ),
           ),
         )
-        .orderBy(asc(webhookDeliveries.id))
-        .limit(limit)
-        .for('update', { of: webhookDeliveries, skipLocked: true });
-      if (due.length === 0) return [];
+        .as('ranked');
+      const candidates = await tx
+        .select({ id: ranked.id, webhookId: ranked.webhookId })
+        .from(ranked)
+        .where(lte(ranked.rank, this.#perWebhook))
+        .orderBy(asc(ranked.rank), asc(ranked.id))
+        .limit(CLAIM_BATCH);
+      if (candidates.length === 0) return [];
+      const busy = await tx
+        .select({ webhookId: webhookDeliveries.webhookId, leased: sql<number>`count(*)::int` })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.state, 'pending'),
+            gte(webhookDeliveries.leasedUntil, now),
+            inArray(webhookDeliveries.webhookId, [...new Set(candidates.map((row) => row.webhookId))]),
+          ),
+        )
+        .groupBy(webhookDeliveries.webhookId);
+      const picked = pickWithinSlots(candidates, new Map(busy.map((row) => [row.webhookId, Number(row.leased)])), this.#perWebhook);
+      if (picked.length === 0) return [];
+      const locked = await tx
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(and(inArray(webhookDeliveries.id, picked), or(isNull(webhookDeliveries.leasedUntil), lt(webhookDeliveries.leasedUntil, now))))
+        .for('update', { skipLocked: true });
+      if (locked.length === 0) return [];
       return tx
         .update(webhookDeliveries)
         .set({ leasedUntil: new Date(now.getTime() + this.#timeoutMs + LEASE_MARGIN_MS) })
-        .where(inArray(webhookDeliveries.id, due.map((row) => row.id)))
+        .where(inArray(webhookDeliveries.id, locked.map((row) => row.id)))
         .returning();
     });
     if (deliveries.length === 0) return [];
@@ -171,18 +212,23 @@ export class WebhookDispatcher {
   }
 
   async #post(delivery: WebhookDeliveryRow, webhook: WebhookRow): Promise<Outcome> {
+    const url = new URL(webhook.url);
+    // Judged before anything is sent, and the same words whatever the address and port: the log of
+    // a refused target tells nothing about what listens there.
+    const target = await this.#targets.judge(url);
+    if (!target.allowed) return { ok: false, statusCode: null, latencyMs: 0, error: `refused: ${target.reason}` };
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
-      const request = new Request(webhook.url, {
+      // node:http under sendParts(): no redirect is ever followed, a 3xx is a failed attempt; the
+      // connection goes to the addresses judged (pinnedLookup).
+      const response = await sendParts(url, {
         method: 'POST',
-        headers: deliveryHeaders(webhook.secret, String(delivery.eventId), delivery.body, new Date()),
-        body: delivery.body,
+        headers: deliveryHeaders(webhook.secret, messageId(webhook.id, delivery.eventId), delivery.body, new Date()),
+        body: new Blob([delivery.body]).stream(),
         signal: AbortSignal.timeout(this.#timeoutMs),
-        redirect: 'manual',
+        lookup: pinnedLookup(target.addresses),
       });
-      // node:http under send(): no redirect is ever followed, a 3xx is a failed attempt.
-      const response = await send(request);
       await response.body?.cancel();
       if (response.status >= 200 && response.status < 300) return { ok: true, statusCode: response.status, latencyMs: latency() };
       return { ok: false, statusCode: response.status, latencyMs: latency(), error: `receiver answered HTTP ${response.status}` };

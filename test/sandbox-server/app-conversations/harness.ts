@@ -6,6 +6,8 @@ import type { z } from 'zod';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
+import { createWebhookTargets } from '../../../src/sandbox-server/webhooks/targets.js';
+import { resolveOnly } from '../harness.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
 import { readAnswer, type Answer } from '../../helpers/answer.js';
@@ -127,6 +129,8 @@ export async function openHarness(
       // The operator's key: the CLI's engine commands need an admin key.
       apiKeys: [],
       adminKeys: [API_KEY],
+      // Webhooks of these tests go to 127.0.0.1; no other name resolves (no DNS server is asked).
+      webhookTargets: createWebhookTargets({ allowedHosts: ['127.0.0.1'], resolve: resolveOnly({}) }),
       maxRunningSandboxes: 50,
       events,
       snapshots: { runtimeOf: () => runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => running.kick(id) }, sandboxId, work) },

@@ -54,7 +54,9 @@ describe.skipIf(!adminUrl && process.env.CI !== 'true')('webhook delivery across
         PATH: process.env.PATH,
         PORT: '0',
         DATABASE_URL: databaseUrl,
-        SANDBOX_SERVER_API_KEYS: API_KEY,
+        SANDBOX_SERVER_ADMIN_KEYS: API_KEY,
+        // The receiver listens on 127.0.0.1: only an admin key may send webhooks there, and only when allowed.
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
         // Present already, so nothing is built; the sandbox below names an image that is not.
         AGENT_SERVER_IMAGE: TEST_BASE_IMAGE,
         SANDBOX_SERVER_INSTANCE: instanceId,

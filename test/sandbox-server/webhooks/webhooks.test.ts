@@ -10,10 +10,17 @@ import { ValidationErrorSchema } from '../../helpers/answer.js';
 import { WebhookDispatcher } from '../../../src/sandbox-server/webhooks/dispatcher.js';
 import { logger } from '../../../src/logger.js';
 import { testDrivers } from '../../helpers/database.js';
-import { openTestApp, type TestApp } from '../harness.js';
+import { createWebhookTargets, type WebhookTargets } from '../../../src/sandbox-server/webhooks/targets.js';
+import { ADMIN_KEY, openTestApp, resolveOnly, type TestApp } from '../harness.js';
 import { downPort, type Receiver, startReceiver, verifySignature } from './receiver.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The names the tests' resolver knows; a test may change what one resolves to. */
+const names = new Map<string, string>();
+const resolve = resolveOnly(names);
+/** As WEBHOOK_ALLOWED_HOSTS=127.0.0.1,hooks.internal would allow: the receivers listen on 127.0.0.1. */
+const targets: WebhookTargets = createWebhookTargets({ allowedHosts: ['127.0.0.1', 'hooks.internal'], resolve });
 
 describe.each(testDrivers)('webhooks (%s)', (driver) => {
   let t: TestApp;
@@ -21,17 +28,23 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
   let dispatcher: WebhookDispatcher;
   const receivers: Receiver[] = [];
 
+  const startDispatcher = (options: Partial<ConstructorParameters<typeof WebhookDispatcher>[0]> = {}) => {
+    dispatcher = new WebhookDispatcher({ db: t.handle.db, feed, log: logger, timeoutMs: 2_000, retry: { firstRetryMs: 100, maxRetryMs: 200 }, targets, ...options });
+    dispatcher.start();
+  };
+
   beforeAll(async () => {
-    t = await openTestApp(driver);
+    t = await openTestApp(driver, { webhookTargets: targets });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
     await t.handle.db.delete(webhooks);
     await t.reset();
+    names.clear();
+    names.set('localhost', '127.0.0.1');
     feed = new EventFeed();
     await feed.listen(t.handle.listen);
-    dispatcher = new WebhookDispatcher({ db: t.handle.db, feed, log: logger, timeoutMs: 2_000, retry: { firstRetryMs: 100, maxRetryMs: 200 } });
-    dispatcher.start();
+    startDispatcher();
   });
   afterEach(async () => {
     await Promise.all(receivers.splice(0).map((r) => r.close()));
@@ -45,8 +58,9 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
     return started;
   }
 
+  /** As an admin: the receivers are on 127.0.0.1, which only admin keys may send webhooks to. */
   async function register(url: string, eventTypes: string[] = []): Promise<{ id: string; secret: string }> {
-    const { status, body } = await t.call('POST', '/api/v1/webhooks', { url, event_types: eventTypes }, CreatedWebhookSchema);
+    const { status, body } = await t.callAs(ADMIN_KEY, 'POST', '/api/v1/webhooks', { url, event_types: eventTypes }, CreatedWebhookSchema);
     expect(status).toBe(201);
     return body;
   }
@@ -75,7 +89,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
 
   describe('routes', () => {
     it('registers, shows, changes and removes a webhook; the secret is shown once', async () => {
-      const created = await t.call('POST', '/api/v1/webhooks', { url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'] }, CreatedWebhookSchema);
+      const created = await t.callAs(ADMIN_KEY, 'POST', '/api/v1/webhooks', { url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'] }, CreatedWebhookSchema);
       expect(created.status).toBe(201);
       expect(CreatedWebhookSchema.parse(created.body)).toEqual(created.body);
       expect(created.body).toMatchObject({ url: 'https://127.0.0.1:9/hooks', event_types: ['sandbox.running'], enabled: true, disabled_reason: null });
@@ -138,7 +152,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       expect(JSON.parse(delivery?.body ?? '')).toEqual(event);
       expect(delivery?.headers).toMatchObject({
         'content-type': 'application/json',
-        'webhook-id': event?.id,
+        'webhook-id': expect.stringMatching(/^msg_[A-Za-z0-9_-]{32}$/),
         'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
       });
       expect(Math.abs(Number(delivery?.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
@@ -154,7 +168,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       expect(again.status).toBe(202);
       await vi.waitFor(() => expect(hook.received).toHaveLength(2), { timeout: 10_000 });
       expect(hook.received[1]?.body).toBe(delivery?.body);
-      expect(hook.received[1]?.headers['webhook-id']).toBe(event?.id);
+      expect(hook.received[1]?.headers['webhook-id']).toBe(delivery?.headers['webhook-id']);
       expect((await deliveries(id)).map((d) => d.id)).toEqual([again.body.id, logged?.id]);
     });
 
@@ -239,8 +253,7 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       await dispatcher.stop();
       await t.call('POST', '/api/v1/sandboxes');
       await t.handle.db.update(webhookDeliveries).set({ createdAt: new Date(Date.now() - DAY_MS - 1000) });
-      dispatcher = new WebhookDispatcher({ db: t.handle.db, feed, log: logger, timeoutMs: 2_000, retry: { firstRetryMs: 100 } });
-      dispatcher.start();
+      startDispatcher({ retry: { firstRetryMs: 100 } });
       await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['failed']), { timeout: 10_000 });
       const webhook = (await t.call('GET', `/api/v1/webhooks/${id}`, undefined, WebhookSchema)).body;
       expect(webhook.enabled).toBe(false);
@@ -250,6 +263,126 @@ describe.each(testDrivers)('webhooks (%s)', (driver) => {
       await t.call('POST', '/api/v1/sandboxes');
       expect(await deliveries(id)).toHaveLength(1);
       expect((await t.call('PATCH', `/api/v1/webhooks/${id}`, { enabled: true })).body).toMatchObject({ enabled: true, disabled_reason: null });
+    });
+  });
+
+  describe('targets', () => {
+    it('sends a webhook to 127.0.0.1 only when WEBHOOK_ALLOWED_HOSTS names it, and then only for an admin key', async () => {
+      const hook = await receiver();
+      const strict = await openTestApp(driver, { webhookTargets: createWebhookTargets({ allowedHosts: [], resolve }) });
+      try {
+        const refused = await strict.callAs(ADMIN_KEY, 'POST', '/api/v1/webhooks', { url: hook.url }, ValidationErrorSchema);
+        expect(refused).toEqual({
+          status: 422,
+          body: { detail: [{ loc: ['body', 'url'], msg: 'the host 127.0.0.1 resolves to a loopback address; webhooks go to public addresses only, unless WEBHOOK_ALLOWED_HOSTS names the host', type: 'value_error' }] },
+        });
+      } finally {
+        await strict.close();
+      }
+      // Allowed here: an ordinary key still may not point a webhook inside the network.
+      expect(await t.call('POST', '/api/v1/webhooks', { url: hook.url })).toEqual({
+        status: 403,
+        body: { detail: 'A webhook to a non-public address needs an admin key (SANDBOX_SERVER_ADMIN_KEYS)' },
+      });
+      const { id } = await register(hook.url);
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
+      expect(hook.received).toHaveLength(1);
+    });
+
+    it('refuses loopback, private, shared, link-local, unique-local, unspecified and multicast targets, by address or by name', async () => {
+      names.set('sneaky.example', '127.0.0.2');
+      names.set('metadata.example', '169.254.169.254');
+      names.set('mixed.example', '10.1.2.3');
+      const cases: [string, string][] = [
+        ['http://localhost:9/hooks', 'the host localhost resolves to a loopback address'],
+        ['http://sneaky.example/hooks', 'the host sneaky.example resolves to a loopback address'],
+        ['http://metadata.example/latest/meta-data', 'the host metadata.example resolves to a link-local address'],
+        ['http://mixed.example/hooks', 'the host mixed.example resolves to a private address'],
+        ['http://127.1.2.3/hooks', 'the host 127.1.2.3 resolves to a loopback address'],
+        ['http://[::1]:9/hooks', 'the host ::1 resolves to a loopback address'],
+        ['http://[::ffff:127.0.0.1]/hooks', 'the host ::ffff:7f00:1 resolves to a loopback address'],
+        ['http://10.0.0.1/hooks', 'the host 10.0.0.1 resolves to a private address'],
+        ['http://192.168.1.1/hooks', 'the host 192.168.1.1 resolves to a private address'],
+        ['http://172.16.0.1/hooks', 'the host 172.16.0.1 resolves to a private address'],
+        ['http://100.64.0.1/hooks', 'the host 100.64.0.1 resolves to a shared address'],
+        ['http://169.254.169.254/latest', 'the host 169.254.169.254 resolves to a link-local address'],
+        ['http://[fe80::1]/hooks', 'the host fe80::1 resolves to a link-local address'],
+        ['http://[fd00::1]/hooks', 'the host fd00::1 resolves to a unique-local address'],
+        ['http://0.0.0.0/hooks', 'the host 0.0.0.0 resolves to an unspecified address'],
+        ['http://224.0.0.1/hooks', 'the host 224.0.0.1 resolves to a multicast address'],
+        ['http://no-such-host.example/hooks', 'the host no-such-host.example could not be resolved'],
+      ];
+      for (const [url, reason] of cases) {
+        const { status, body } = await t.callAs(ADMIN_KEY, 'POST', '/api/v1/webhooks', { url }, ValidationErrorSchema);
+        expect(status, url).toBe(422);
+        expect(body.detail[0]?.msg, url).toContain(reason);
+      }
+      const { id } = await register('http://127.0.0.1:9/hooks');
+      expect((await t.callAs(ADMIN_KEY, 'PATCH', `/api/v1/webhooks/${id}`, { url: 'http://169.254.169.254/' })).status).toBe(422);
+      expect((await t.call('PATCH', `/api/v1/webhooks/${id}`, { url: 'http://127.0.0.1:10/hooks' })).status).toBe(403);
+      expect((await t.call('GET', '/api/v1/webhooks', undefined)).body).toHaveLength(1);
+    });
+
+    it('sends to the address it checked: a name re-resolving to loopback is refused, without a connection, in words that tell nothing of the port', async () => {
+      const hook = await receiver();
+      // Public when registered, loopback when the delivery goes (DNS rebinding). The dispatcher is
+      // stopped while the name resolves to the public address: nothing can be sent there.
+      await dispatcher.stop();
+      names.set('rebind.example', '192.88.99.200');
+      const created = await t.call('POST', '/api/v1/webhooks', { url: `http://rebind.example:${hook.port}/hooks` }, CreatedWebhookSchema);
+      expect(created.status).toBe(201);
+      names.set('rebind.example', '127.0.0.1');
+      startDispatcher();
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(
+        async () =>
+          expect((await deliveries(created.body.id))[0]).toMatchObject({
+            state: 'pending',
+            status_code: null,
+            latency_ms: 0,
+            error: 'refused: the host rebind.example resolves to a loopback address; webhooks go to public addresses only, unless WEBHOOK_ALLOWED_HOSTS names the host',
+          }),
+        { timeout: 10_000 },
+      );
+      expect(hook.received).toEqual([]);
+    });
+
+    it('connects an allowed name to the address it resolved, keeping the name in Host', async () => {
+      const hook = await receiver();
+      // No system resolver knows this name: the connection can only have used the checked address.
+      names.set('hooks.internal', '127.0.0.1');
+      const { id } = await register(`http://hooks.internal:${hook.port}/hooks`);
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(async () => expect((await deliveries(id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 10_000 });
+      expect(hook.received[0]?.headers.host).toBe(`hooks.internal:${hook.port}`);
+    });
+
+    it('gives each webhook its own message ids for an event', async () => {
+      const first = await receiver();
+      const second = await receiver();
+      await register(first.url);
+      await register(second.url);
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(() => expect([first.received.length, second.received.length]).toEqual([1, 1]), { timeout: 10_000 });
+      expect(first.received[0]?.body).toBe(second.received[0]?.body);
+      expect(first.received[0]?.headers['webhook-id']).not.toBe(second.received[0]?.headers['webhook-id']);
+    });
+  });
+
+  describe('concurrency', () => {
+    it('does not let 20 receivers that never answer hold up a healthy one', async () => {
+      await dispatcher.stop();
+      // No attempt times out during the test: each silent receiver holds its request throughout.
+      startDispatcher({ timeoutMs: 120_000 });
+      const silent = await Promise.all(Array.from({ length: 20 }, () => receiver(() => undefined)));
+      for (const dead of silent) await register(dead.url);
+      const healthy = await receiver();
+      const healthyHook = await register(healthy.url);
+      await t.call('POST', '/api/v1/sandboxes');
+      await vi.waitFor(async () => expect((await deliveries(healthyHook.id)).map((d) => d.state)).toEqual(['delivered']), { timeout: 20_000 });
+      // Delivered while every dead receiver still holds its unanswered request.
+      await vi.waitFor(() => expect(silent.map((dead) => dead.received.length)).toEqual(silent.map(() => 1)), { timeout: 20_000 });
     });
   });
 });

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { errorResponses, SuccessSchema } from '../../models/common.js';
 import {
   CreatedWebhookSchema,
@@ -7,8 +7,9 @@ import {
   WebhookIdParamsSchema,
   WebhookSchema,
 } from '../../models/webhook.js';
-import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../services/webhooks/webhooks.js';
-import type { RouteRegistrar } from '../types.js';
+import type { Context } from 'hono';
+import { callerOf } from '../../auth.js';
+import { type WebhookContext, createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../services/webhooks/webhooks.js';
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -17,8 +18,11 @@ const create = createRoute({
   path: '/api/v1/webhooks',
   tags: ['Webhooks'],
   summary: 'Register a webhook; the answer carries its signing secret, shown only this once',
+  description:
+    'The URL must resolve to public addresses only (422 otherwise), unless WEBHOOK_ALLOWED_HOSTS names its host; ' +
+    'such a webhook needs an admin key (403 for others).',
   request: { body: { required: true, ...json(CreateWebhookRequestSchema) } },
-  responses: { 201: { description: 'The new webhook and its secret', ...json(CreatedWebhookSchema) }, ...errorResponses(401) },
+  responses: { 201: { description: 'The new webhook and its secret', ...json(CreatedWebhookSchema) }, ...errorResponses(401, 403) },
 });
 
 const list = createRoute({
@@ -44,7 +48,7 @@ const update = createRoute({
   tags: ['Webhooks'],
   summary: 'Change a webhook; enabled=true also clears why it was disabled',
   request: { params: WebhookIdParamsSchema, body: { required: true, ...json(UpdateWebhookRequestSchema) } },
-  responses: { 200: { description: 'The webhook', ...json(WebhookSchema) }, ...errorResponses(401, 404) },
+  responses: { 200: { description: 'The webhook', ...json(WebhookSchema) }, ...errorResponses(401, 403, 404) },
 });
 
 const remove = createRoute({
@@ -56,11 +60,12 @@ const remove = createRoute({
   responses: { 200: { description: 'Removed', ...json(SuccessSchema) }, ...errorResponses(401, 404) },
 });
 
-export const registerWebhookCrud: RouteRegistrar = (app, ctx) => {
-  app.openapi(create, async (c) => c.json(await createWebhook(ctx.db, c.req.valid('json')), 201));
+export const registerWebhookCrud = (app: OpenAPIHono, ctx: WebhookContext): void => {
+  const admin = (c: Context) => callerOf(c).role === 'admin';
+  app.openapi(create, async (c) => c.json(await createWebhook(ctx, { ...c.req.valid('json'), admin: admin(c) }), 201));
   app.openapi(list, async (c) => c.json(await listWebhooks(ctx.db), 200));
   app.openapi(get, async (c) => c.json(await getWebhook(ctx.db, c.req.valid('param').id), 200));
-  app.openapi(update, async (c) => c.json(await updateWebhook(ctx.db, c.req.valid('param').id, c.req.valid('json')), 200));
+  app.openapi(update, async (c) => c.json(await updateWebhook(ctx, c.req.valid('param').id, { ...c.req.valid('json'), admin: admin(c) }), 200));
   app.openapi(remove, async (c) => {
     await deleteWebhook(ctx.db, c.req.valid('param').id);
     return c.json({ success: true as const }, 200);

@@ -8,7 +8,8 @@ import {
   WebhookIdParamsSchema,
 } from '../../models/webhook.js';
 import { redeliver, searchDeliveries } from '../../services/webhooks/deliveries.js';
-import type { RouteRegistrar } from '../types.js';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { WebhookContext } from '../../services/webhooks/webhooks.js';
 
 const search = createRoute({
   method: 'get',
@@ -34,7 +35,7 @@ const resend = createRoute({
   },
 });
 
-export const registerWebhookDeliveries: RouteRegistrar = (app, ctx) => {
+export const registerWebhookDeliveries = (app: OpenAPIHono, ctx: WebhookContext): void => {
   app.openapi(search, async (c) => {
     const query = c.req.valid('query');
     const pageId = query.page_id === undefined ? undefined : Number(query.page_id);

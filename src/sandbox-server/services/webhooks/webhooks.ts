@@ -1,16 +1,35 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import type { LifecycleEventType } from '../../../contracts/lifecycle-event.js';
-import { NotFoundError } from '../../../errors/index.js';
+import { ForbiddenError, NotFoundError, validationError } from '../../../errors/index.js';
 import type { Database } from '../../db/client.js';
 import { type WebhookRow, webhooks } from '../../db/schema.js';
 import type { Webhook } from '../../models/webhook.js';
+import type { WebhookTargets } from '../../webhooks/targets.js';
 import { toWebhook } from './webhook-view.js';
+
+/** What the webhook verbs need: the database, and where webhooks may send. */
+export interface WebhookContext {
+  db: Database;
+  webhookTargets: WebhookTargets;
+}
+
+/**
+ * Refuses a target that is not public unless WEBHOOK_ALLOWED_HOSTS names it (422), and then unless
+ * an admin key asks (403). The dispatcher judges again at every attempt, since names resolve anew.
+ */
+async function checkTarget(ctx: WebhookContext, url: string, admin: boolean): Promise<void> {
+  const verdict = await ctx.webhookTargets.judge(new URL(url));
+  if (!verdict.allowed) throw validationError('body', ['url'], verdict.reason);
+  if (verdict.private && !admin) throw new ForbiddenError('A webhook to a non-public address needs an admin key (SANDBOX_SERVER_ADMIN_KEYS)');
+}
 
 export interface CreateWebhookInput {
   url: string;
   event_types: LifecycleEventType[];
   enabled: boolean;
+  /** Whether an admin key asks: only it may name a non-public target. */
+  admin: boolean;
 }
 
 /** Standard Webhooks' secret format: `whsec_` and 32 random bytes in base64, the HMAC key. */
@@ -19,9 +38,10 @@ function newSecret(): string {
 }
 
 /** Registers a webhook; the answer is the only one that carries its secret. */
-export async function createWebhook(db: Database, input: CreateWebhookInput): Promise<Webhook & { secret: string }> {
+export async function createWebhook(ctx: WebhookContext, input: CreateWebhookInput): Promise<Webhook & { secret: string }> {
+  await checkTarget(ctx, input.url, input.admin);
   const now = new Date();
-  const [row] = await db
+  const [row] = await ctx.db
     .insert(webhooks)
     .values({ id: randomUUID(), url: input.url, eventTypes: input.event_types, enabled: input.enabled, secret: newSecret(), createdAt: now, updatedAt: now })
     .returning();
@@ -47,11 +67,14 @@ export interface UpdateWebhookInput {
   url?: string;
   event_types?: LifecycleEventType[];
   enabled?: boolean;
+  admin: boolean;
 }
 
 /** Changes what is given. Enabling clears the reason it was disabled and the failure clock. */
-export async function updateWebhook(db: Database, id: string, input: UpdateWebhookInput): Promise<Webhook> {
-  const [row] = await db
+export async function updateWebhook(ctx: WebhookContext, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+  await requireWebhook(ctx.db, id);
+  if (input.url !== undefined) await checkTarget(ctx, input.url, input.admin);
+  const [row] = await ctx.db
     .update(webhooks)
     .set({
       ...(input.url === undefined ? {} : { url: input.url }),
