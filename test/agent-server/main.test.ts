@@ -149,6 +149,12 @@ describe('parseConfig', () => {
     expect(message([], { SESSION_API_KEY_SHA256: 'g'.repeat(64) })).toMatch(/^invalid SESSION_API_KEY_SHA256: /);
   });
 
+  it("takes the data directory's owner from AGENT_SERVER_DATA_OWNER or --data-owner, and refuses one that is no plain name", () => {
+    expect(parseConfig([], { AGENT_SERVER_DATA_OWNER: 'sandbox-a' })).toMatchObject({ config: { dataOwner: 'sandbox-a' } });
+    expect(parseConfig(['--data-owner', 'sandbox-b'], { AGENT_SERVER_DATA_OWNER: 'sandbox-a' })).toMatchObject({ config: { dataOwner: 'sandbox-b' } });
+    expect(() => parseConfig(['--data-owner', 'a/b'], {})).toThrow('invalid --data-owner / AGENT_SERVER_DATA_OWNER: must not contain spaces or slashes');
+  });
+
   it('takes session keys given by their digests, which let it listen beyond loopback', () => {
     const digests = [sessionKeyDigest('one'), sessionKeyDigest('two').toUpperCase()];
     expect(parseConfig(['--host', '0.0.0.0'], { SESSION_API_KEY_SHA256: ` ${digests[0]}, ${digests[1]} ` })).toMatchObject({
