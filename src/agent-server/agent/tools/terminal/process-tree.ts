@@ -13,7 +13,10 @@ interface ProcessEntry {
   session: number;
 }
 
-/** SIGKILLs `rootPid`, its descendants, and the other members of their sessions. */
+/** How long a kill waits for its processes to be gone (SIGKILL is delivered asynchronously). */
+const GONE_WITHIN_MS = 2_000;
+
+/** SIGKILLs `rootPid`, its descendants, and the other members of their sessions; resolves once they are gone. */
 export async function killProcessTree(rootPid: number): Promise<void> {
   const processes = await listProcesses();
   // The agent-server's own session is never a terminal's.
@@ -37,6 +40,16 @@ export async function killProcessTree(rootPid: number): Promise<void> {
       // Already gone.
     }
   }
+  const deadline = Date.now() + GONE_WITHIN_MS;
+  while (Date.now() < deadline && (await Promise.all([...doomed].map(isRunning))).some(Boolean)) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A process that exists and is not a zombie waiting for its parent. */
+async function isRunning(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
 }
 
 async function listProcesses(): Promise<ProcessEntry[]> {

@@ -49,12 +49,24 @@ export function shellSetupLine(marker: string, size: { columns: number; rows: nu
 }
 
 /**
- * One input line that runs `command` as command line `seq`. `eval` of a quoted string makes any
+ * A terminal in canonical mode keeps at most 4095 characters of one input line and drops the rest,
+ * so a command holding a longer line is typed in pieces: quoted, a piece is at most four times
+ * this long.
+ */
+const PIECE = 900;
+
+/**
+ * The input that runs `command` as command line `seq`. `eval` of a quoted string makes any
  * command, even a multi-line one or one with a syntax error, a single line for the shell: exactly
- * one sentinel follows it, and a syntax error is just exit code 2.
+ * one sentinel follows it, and a syntax error is just exit code 2. A command with a long line is
+ * first gathered into a variable piece by piece (each piece's sentinel is stale: it carries the
+ * previous `seq`), then evaluated.
  */
 export function commandLine(seq: number, command: string): string {
-  return `__oh_seq=${seq}; eval ${shellQuote(command)}\n`;
+  if (command.split('\n').every((line) => line.length <= PIECE)) return `__oh_seq=${seq}; eval ${shellQuote(command)}\n`;
+  const pieces: string[] = [];
+  for (let at = 0; at < command.length; at += PIECE) pieces.push(`__oh_cmd+=${shellQuote(command.slice(at, at + PIECE))}\n`);
+  return `__oh_cmd=\n${pieces.join('')}__oh_seq=${seq}; eval "$__oh_cmd"\n`;
 }
 
 export function shellQuote(text: string): string {

@@ -100,6 +100,14 @@ describe.each(['tmux', 'script'] as const)('in %s', (backend) => {
       expect(observation.exit_code).toBe(0);
     });
 
+    it('runs a command with lines longer than a terminal takes at once', async () => {
+      const long = `x'y${'z'.repeat(6_000)}`;
+      const ran = await run({ command: `printf '%s' "${long}" | wc -c; echo "${long}" | head -c 4; echo` });
+      expect(ran.exit_code).toBe(0);
+      expect(text(ran)).toMatch(/^6003\nx'yz\n/);
+      expect(text(await run({ command: 'echo after' }))).toMatch(/^after\n/);
+    });
+
     it('survives a syntax error', async () => {
       const broken = await run({ command: 'echo "unterminated' });
       expect(broken.exit_code).toBe(2);
@@ -207,9 +215,11 @@ describe.each(['tmux', 'script'] as const)('in %s', (backend) => {
     });
 
     it('round-trips input through the python3 REPL and ends it with C-d', async () => {
-      const started = await run({ command: 'python3 -q', timeout: 1 });
-      expect(started).toMatchObject({ timeout: true, exit_code: -1 });
-      expect(text(started)).toContain('>>>');
+      let shown = await run({ command: 'python3 -q', timeout: 1 });
+      expect(shown).toMatchObject({ timeout: true, exit_code: -1 });
+      // A loaded machine may take longer than a second to start python: wait for its prompt.
+      for (let waits = 0; !text(shown).includes('>>>') && waits < 20; waits++) shown = await run({ command: '', is_input: true, timeout: 1 });
+      expect(text(shown)).toContain('>>>');
       const answered = await run({ command: 'print(6 * 7)', is_input: true, timeout: 1 });
       expect(text(answered)).toMatch(/\b42\n/);
       const defined = await run({ command: 'x = "kept"', is_input: true, timeout: 1 });
