@@ -28,3 +28,11 @@ export const DOCKER_URL_PATTERN = /^(?:unix:\/\/\/\S+|tcp:\/\/[^\s/:]+:\d{1,5}|s
 
 /** A host name or IPv4/IPv6 address, without scheme or port. */
 export const ADVERTISE_HOST_PATTERN = /^(?:[a-zA-Z0-9.-]+|\[[0-9a-fA-F:]+\])$/;
+
+/**
+ * How an OCI runtime did in its self-test (a short container listing, stat-ing, writing a file and
+ * running a process): ok; failed (the reason is given); unknown when the engine had no image to
+ * test with.
+ */
+export const RUNTIME_PROBE_STATUSES = ['ok', 'failed', 'unknown'] as const;
+export type RuntimeProbeStatus = (typeof RUNTIME_PROBE_STATUSES)[number];

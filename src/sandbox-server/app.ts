@@ -26,7 +26,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
-import type { EngineRuntimes, ReconcilerKick, SnapshotEngine } from './services/context.js';
+import type { EngineRuntimes, ReconcilerKick, ServiceContext, SnapshotEngine } from './services/context.js';
 import type { DefaultLimits } from './services/sandbox-specs/default-spec.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
 import { ObservedWrites } from './services/sandboxes/observed-writes.js';
@@ -70,6 +70,8 @@ export interface SandboxServerAppOptions {
   countWarmPoolClaim?: (specId: string, hit: boolean) => void;
   /** Asks an engine to be registered who it is, refusing a second row for one dockerd; absent, none is asked. */
   engineIdentity?: EngineIdentity;
+  /** The self-test results of an engine's runtimes (engines/runtime-probes.ts); absent, none are shown. */
+  runtimeProbes?: ServiceContext['runtimeProbes'];
 }
 
 /** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
@@ -126,6 +128,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     },
     countWarmPoolClaim: options.countWarmPoolClaim,
     engineIdentity: options.engineIdentity,
+    runtimeProbes: options.runtimeProbes,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { default: 'runc', available: null },

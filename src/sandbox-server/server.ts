@@ -17,6 +17,7 @@ import { registerEngineMetrics } from './engines/engine-metrics.js';
 import { defaultDockerUrl } from './engines/engine-address.js';
 import { registerConfiguredEngines } from './engines/register-engines.js';
 import { EngineRegistry, reconcilerLease } from './engines/registry.js';
+import { failedProbes, RuntimeProbes } from './engines/runtime-probes.js';
 import { EventFeed } from './lifecycle-events/event-feed.js';
 import { keepEventsFor } from './lifecycle-events/retention.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -125,6 +126,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     dockerOf: (row) => dockerFor(row, config.DOCKER_TLS_CERT_DIR),
     log,
   });
+  const runtimeProbes = new RuntimeProbes({ images: [config.AGENT_SERVER_IMAGE, config.SANDBOX_BASE_IMAGE], log });
   const engines = new EngineRegistry({
     db: database.db,
     listen: database.listen,
@@ -160,12 +162,22 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     prepare: async (row) => {
       await (dependencies.ensureImage ? dependencies.ensureImage() : images.ensureOn(row));
     },
+    onAdded: (row, runtime) => void runtimeProbes.probe(row.name, runtime),
+    onRemoved: (engine) => runtimeProbes.forget(engine),
   });
   await engines.sync();
   const [firstEngine] = engines.handles();
-  const availableRuntimes = firstEngine ? await firstEngine.runtime.runtimes().catch(() => null) : null;
-  const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, availableRuntimes);
+  const listedRuntimes = firstEngine ? await firstEngine.runtime.runtimes().catch(() => null) : null;
+  const failedRuntimes = failedProbes(firstEngine ? await runtimeProbes.probe(firstEngine.row.name, firstEngine.runtime) : []);
+  const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, listedRuntimes, failedRuntimes);
+  if (defaultRuntime.refusal) {
+    await engines.stop();
+    await database.close();
+    throw new Error(defaultRuntime.refusal);
+  }
   if (defaultRuntime.warning) log.warn(defaultRuntime.warning);
+  // Specs may name only the runtimes that passed their self-test.
+  const availableRuntimes = listedRuntimes?.filter((name) => !failedRuntimes.has(name)) ?? null;
   // The host's firewall is the Docker runtime's business; a runtime passed in (tests) has none.
   const firewallProblem = dependencies.runtime ? null : await installFirewall({ allow: config.SANDBOX_INTERNET_ALLOW });
   if (firewallProblem) {
@@ -241,7 +253,8 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     webhookTargets,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
-    runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, firewallProblem },
+    runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, failed: failedRuntimes, firewallProblem },
+    runtimeProbes: (engine) => runtimeProbes.resultsOf(engine),
     defaultLimits,
     // Held in the database, so that the reconciler of the sandbox's engine honours it whichever replica snapshots.
     snapshots: {

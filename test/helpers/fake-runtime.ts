@@ -72,6 +72,8 @@ export interface FakeRuntimeControls {
   holdSnapshots(): () => void;
   /** The image's tag now names another image (it was rebuilt). */
   rebuildImage(image: string): void;
+  /** The self-test of OCI runtime `runtime` fails from now on, saying `detail` (a broken gVisor). */
+  failProbe(runtime: string, detail: string): void;
 }
 
 export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
@@ -96,6 +98,8 @@ export function createFakeRuntime(): FakeRuntime {
   /** The ports each container exposes, published again (on new host ports) at every start. */
   const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
   const imageIds = new Map<string, string>();
+  /** OCI runtime -> why its self-test fails. */
+  const failingProbes = new Map<string, string>();
   let held: Promise<void> | undefined;
   let heldAfterCreated = false;
   let heldSnapshots: Promise<void> | undefined;
@@ -149,6 +153,15 @@ export function createFakeRuntime(): FakeRuntime {
 
     async runtimes() {
       return ['runc', 'runsc'];
+    },
+
+    async probeRuntime(runtime, image) {
+      const detail = failingProbes.get(runtime) ?? null;
+      return { runtime, status: detail === null ? 'ok' : 'failed', detail, image, durationMs: 0, probedAt: new Date() };
+    },
+
+    failProbe(runtime, detail) {
+      failingProbes.set(runtime, detail);
     },
 
     async imageId(image) {

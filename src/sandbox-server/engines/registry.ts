@@ -30,6 +30,9 @@ export interface EngineRegistryOptions {
   reconcilerFor(row: EngineRow, runtime: SandboxRuntime): Reconciler;
   /** Makes the agent-server image present on the engine; its reconciler starts after it (a failure is logged). */
   prepare(row: EngineRow, runtime: SandboxRuntime): Promise<void>;
+  /** Called when this replica adds an engine (its runtimes are self-tested then) and when it drops one. */
+  onAdded?(row: EngineRow, runtime: SandboxRuntime): void;
+  onRemoved?(engine: string): void;
 }
 
 /** The lease of an engine's reconciler: one replica at a time converges the engine's sandboxes. */
@@ -89,6 +92,7 @@ export class EngineRegistry {
     for (const [name, handle] of this.#engines) {
       if (names.has(name)) continue;
       this.#engines.delete(name);
+      this.#options.onRemoved?.(name);
       await handle.lease.stop();
       await handle.runtime.close();
       this.#options.log.info({ engine: name }, 'engine removed: its reconciler stopped');
@@ -156,6 +160,7 @@ export class EngineRegistry {
     const handle = { row, runtime, reconciler, lease };
     this.#engines.set(row.name, handle);
     log.info({ engine: row.name, dockerUrl: row.dockerUrl, advertiseHost: row.advertiseHost }, 'engine registered');
+    this.#options.onAdded?.(row, runtime);
     if (this.#started) this.#seekLease(handle);
   }
 

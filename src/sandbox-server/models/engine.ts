@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ADVERTISE_HOST_PATTERN, DOCKER_URL_PATTERN, ENGINE_HEALTHS, ENGINE_NAME_PATTERN, ENGINE_STATES } from '../../contracts/engine.js';
+import { ADVERTISE_HOST_PATTERN, DOCKER_URL_PATTERN, ENGINE_HEALTHS, ENGINE_NAME_PATTERN, ENGINE_STATES, RUNTIME_PROBE_STATUSES } from '../../contracts/engine.js';
 import { engineAddressProblems } from '../engines/engine-address.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
@@ -18,6 +18,19 @@ export const EngineLabelsSchema = z
   .openapi('EngineLabels', { example: { zone: 'a', gpu: 'none' } });
 
 export const EngineNameSchema = z.string().regex(ENGINE_NAME_PATTERN, 'must be 1-40 lower-case letters, digits and inner dashes');
+
+export const RuntimeProbeInfoSchema = z
+  .object({
+    runtime: z.string().openapi({ example: 'runsc' }),
+    status: z.enum(RUNTIME_PROBE_STATUSES).openapi({ description: 'ok; failed (detail says why: the failing step\'s own message); unknown when no image was on the engine to test with' }),
+    detail: z.string().nullable().openapi({ example: "ls: cannot access '/': Invalid argument (exit code 2)" }),
+    image: z.string().nullable(),
+    duration_ms: z.number().int(),
+    probed_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('RuntimeProbe', {
+    description: 'The self-test of one OCI runtime on the engine: a short container running `ls -la`, `stat`, a write and a process (our extension)',
+  });
 
 export const EngineInfoSchema = z
   .object({
@@ -39,6 +52,11 @@ export const EngineInfoSchema = z
       .object({ moved: z.number().int(), remaining: z.number().int(), staying: z.number().int() })
       .nullable()
       .openapi({ description: 'Progress of a drain (our extension); null unless the engine is DRAINING' }),
+    /** Null while this replica has not finished testing the engine's runtimes. */
+    runtimes: z
+      .array(RuntimeProbeInfoSchema)
+      .nullable()
+      .openapi({ description: "Self-tests of the engine's runtimes, run when the server started or the engine was registered; a failed runtime is not used (our extension). Null until they finish" }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('EngineInfo');

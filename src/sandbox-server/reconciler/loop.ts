@@ -511,6 +511,7 @@ type Limit = <T>(task: () => Promise<T>) => Promise<T>;
 function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit): SandboxRuntime {
   return {
     runtimes: () => runtime.runtimes(),
+    probeRuntime: (oci, image) => runtime.probeRuntime(oci, image),
     imageId: (image) => runtime.imageId(image),
     create: (request) => limitCreate(() => runtime.create(request)),
     start: (containerId) => limit(() => runtime.start(containerId)),

@@ -26,6 +26,7 @@ import { createDockerSnapshots } from './docker-snapshots.js';
 import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
 import { createMemoryWatchdog } from './docker-memory-watchdog.js';
 import { agentProcessLimit } from './agent-process-limit.js';
+import { probeRuntimeOn } from './docker-runtime-probe.js';
 import { imageIdOn } from '../image/image-id.js';
 
 export interface DockerRuntimeOptions {
@@ -225,6 +226,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         throw toRuntimeError(error, 'info');
       }
     },
+
+    probeRuntime: (runtime, image) => probeRuntimeOn(docker, instanceId, runtime, image),
 
     async imageId(image) {
       try {

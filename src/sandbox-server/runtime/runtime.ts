@@ -4,6 +4,7 @@
  * creating when a container with the sandbox's label already exists all succeed.
  */
 import type { ContainerState } from '../../contracts/container.js';
+import type { RuntimeProbeStatus } from '../../contracts/engine.js';
 import type { SandboxNetwork } from '../../contracts/sandbox.js';
 
 /** Labels every container we own carries; ownership is decided by label, never by name. */
@@ -122,6 +123,18 @@ export interface SnapshotObservation extends Owned {
   volume: string | null;
 }
 
+/** The outcome of one OCI runtime's self-test on an engine (`probeRuntime`). */
+export interface RuntimeProbe {
+  runtime: string;
+  status: RuntimeProbeStatus;
+  /** Why it failed (the failing step's own message), or why it could not be tested; null when ok. */
+  detail: string | null;
+  /** The image it ran; null when none could. */
+  image: string | null;
+  durationMs: number;
+  probedAt: Date;
+}
+
 /** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
 export const ENGINE_DISCONNECTED = 'engine-disconnected';
 
@@ -150,6 +163,12 @@ export class RuntimeError extends Error {
 export interface SandboxRuntime {
   /** The OCI runtimes the engine has registered (`docker info`). */
   runtimes(): Promise<string[]>;
+  /**
+   * Self-tests the OCI runtime `runtime` with a short container of `image` (no network, removed
+   * after): `ls -la`, `stat`, a file written and read back, a child process. Never throws: a
+   * runtime the engine lacks, an image it cannot run, a step that fails are all `failed`.
+   */
+  probeRuntime(runtime: string, image: string): Promise<RuntimeProbe>;
   /** The id of the image `image` names on the engine now (it changes when the tag is rebuilt); null when absent. */
   imageId(image: string): Promise<string | null>;
   /** Creates and starts the container; returns its observation. */

@@ -1,7 +1,7 @@
 import type { EngineIdentity } from '../engines/engine-identity.js';
 import type { OciRuntime } from '../../contracts/sandbox.js';
 import type { Database } from '../db/client.js';
-import type { SandboxRuntime } from '../runtime/runtime.js';
+import type { RuntimeProbe, SandboxRuntime } from '../runtime/runtime.js';
 import type { DefaultLimits } from './sandbox-specs/default-spec.js';
 
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
@@ -26,6 +26,8 @@ export interface ServiceContext {
   runtimes: EngineRuntimes;
   /** The limits a new spec gets for each it leaves out (SANDBOX_DEFAULT_*); DEFAULT_LIMITS when absent. */
   defaultLimits?: DefaultLimits;
+  /** The self-test results of an engine's runtimes, as this replica ran them; null until they finish. */
+  runtimeProbes?(engine: string): RuntimeProbe[] | null;
   /** What snapshots need from the engine and the reconciler. */
   snapshots: SnapshotEngine;
   /** Counts each start of a spec that has a warm pool: served from it (hit) or cold (miss). */
@@ -54,8 +56,13 @@ export interface SnapshotEngine {
 
 export interface EngineRuntimes {
   default: OciRuntime;
-  /** What `docker info` listed at start; null when the engine could not be asked (nothing is refused). */
+  /**
+   * What `docker info` listed at start, less those that failed their self-test; null when the
+   * engine could not be asked (nothing is refused).
+   */
   available: readonly string[] | null;
+  /** The runtimes that failed their self-test at start, each with why. */
+  failed?: ReadonlyMap<string, string>;
   /**
    * Why the host firewall rules that keep a `none` network offline could not be installed; specs
    * with network none are refused then. Absent or null: the rules are in place.

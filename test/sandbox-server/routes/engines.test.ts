@@ -47,6 +47,8 @@ describe.each(testDrivers)('engine routes (%s)', (driver) => {
         last_seen_at: null,
         sandboxes: 0,
         drain: null,
+        // Its runtimes are tested once a replica adds it: not yet.
+        runtimes: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       });
       expect(await eventsOf('e1')).toEqual([{ type: 'engine.registered', previous_status: null, status: 'ACTIVE' }]);

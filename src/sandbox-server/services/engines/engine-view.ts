@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { type EngineRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { EngineInfo } from '../../models/engine.js';
+import type { RuntimeProbe } from '../../runtime/runtime.js';
 import type { Transaction } from '../context.js';
 
 /**
@@ -15,7 +16,11 @@ export interface EngineCounts {
   staying: number;
 }
 
-export function toEngineInfo(row: EngineRow, counts: EngineCounts): EngineInfo {
+/** The self-test results of an engine's runtimes (ServiceContext.runtimeProbes); null: not (yet) known. */
+export type RuntimeProbesOf = (engine: string) => RuntimeProbe[] | null;
+
+export function toEngineInfo(row: EngineRow, counts: EngineCounts, probesOf: RuntimeProbesOf = () => null): EngineInfo {
+  const probes = probesOf(row.name);
   return {
     name: row.name,
     docker_url: row.dockerUrl,
@@ -28,12 +33,21 @@ export function toEngineInfo(row: EngineRow, counts: EngineCounts): EngineInfo {
     last_seen_at: row.lastSeenAt?.toISOString() ?? null,
     sandboxes: counts.live,
     drain: row.state === 'DRAINING' ? { moved: row.movedSandboxes, remaining: counts.remaining, staying: counts.staying } : null,
+    runtimes:
+      probes?.map((probe) => ({
+        runtime: probe.runtime,
+        status: probe.status,
+        detail: probe.detail,
+        image: probe.image,
+        duration_ms: Math.round(probe.durationMs),
+        probed_at: probe.probedAt.toISOString(),
+      })) ?? null,
     created_at: row.createdAt.toISOString(),
   };
 }
 
 /** The wire views of engine rows, each with its live sandboxes (warm-pool members included) counted. */
-export async function toEngineInfos(db: Database | Transaction, rows: readonly EngineRow[]): Promise<EngineInfo[]> {
+export async function toEngineInfos(db: Database | Transaction, rows: readonly EngineRow[], probesOf?: RuntimeProbesOf): Promise<EngineInfo[]> {
   if (rows.length === 0) return [];
   const counts = await db
     .select({
@@ -55,5 +69,5 @@ export async function toEngineInfos(db: Database | Transaction, rows: readonly E
     )
     .groupBy(sandboxes.engine);
   const byEngine = new Map(counts.map((count) => [count.engine, { live: Number(count.live), remaining: Number(count.remaining), staying: Number(count.staying) }]));
-  return rows.map((row) => toEngineInfo(row, byEngine.get(row.name) ?? { live: 0, remaining: 0, staying: 0 }));
+  return rows.map((row) => toEngineInfo(row, byEngine.get(row.name) ?? { live: 0, remaining: 0, staying: 0 }, probesOf));
 }

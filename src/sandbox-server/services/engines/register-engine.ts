@@ -40,6 +40,6 @@ export async function registerEngine(ctx: ServiceContext, input: RegisterEngineR
       status: row.state,
       statusDetail: `${row.dockerUrl}, published on ${row.advertiseHost}`,
     });
-    return toEngineInfo(row, { live: 0, remaining: 0, staying: 0 });
+    return toEngineInfo(row, { live: 0, remaining: 0, staying: 0 }, ctx.runtimeProbes);
   });
 }

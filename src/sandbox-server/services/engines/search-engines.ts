@@ -29,5 +29,5 @@ export async function searchEngines(ctx: ServiceContext, input: SearchEnginesInp
     .orderBy(asc(engines.name))
     .limit(input.limit + 1);
   const next = rows.length > input.limit ? rows[input.limit] : undefined;
-  return { items: await toEngineInfos(ctx.db, rows.slice(0, input.limit)), next_page_id: next?.name ?? null };
+  return { items: await toEngineInfos(ctx.db, rows.slice(0, input.limit), ctx.runtimeProbes), next_page_id: next?.name ?? null };
 }

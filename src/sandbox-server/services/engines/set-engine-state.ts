@@ -44,6 +44,6 @@ export async function setEngineState(ctx: ServiceContext, name: string, change: 
     return updated;
   });
   if (changed) ctx.reconciler.refillWarmPools?.();
-  const [info] = await toEngineInfos(ctx.db, [row]);
+  const [info] = await toEngineInfos(ctx.db, [row], ctx.runtimeProbes);
   return info as EngineInfo;
 }

@@ -18,7 +18,9 @@ function limitOrDefault(requested: number | null | undefined, fallback: number):
  */
 export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandboxSpecRequest): Promise<SandboxSpecInfo> {
   const runtime = input.runtime ?? ctx.runtimes.default;
-  const { available } = ctx.runtimes;
+  const { available, failed } = ctx.runtimes;
+  const failure = failed?.get(runtime);
+  if (failure !== undefined) throw validationError('body', ['runtime'], `runtime "${runtime}" failed its self-test on the Docker engine: ${failure}`);
   if (available && !available.includes(runtime)) {
     throw validationError('body', ['runtime'], `the Docker engine has no runtime "${runtime}" (it has: ${available.join(', ')})`);
   }
