@@ -120,7 +120,7 @@ export const CONFIG_VARIABLES = {
   SANDBOX_RUNTIME: variable({
     schema: z.enum(['auto', 'runc', 'runsc']),
     default: 'auto',
-    help: 'OCI runtime of specs that name none: runsc (gVisor), runc, or auto (runsc when the engine has it, else runc with a warning).',
+    help: 'OCI runtime of specs that name none: runsc (gVisor), runc, or auto (runsc when the engine has it and it passes its self-test at start, else runc with a warning); an explicit runtime that fails its self-test refuses the start.',
   }),
   SANDBOX_NETWORK_POOL: variable({
     schema: z

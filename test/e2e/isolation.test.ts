@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
 import { sessionKeyDigest } from '../../src/contracts/agent-server/session-key-digest.js';
+import { EnginePageSchema } from '../../src/sandbox-server/models/engine.js';
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
@@ -212,6 +213,8 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
         startSandbox({ id: `online-${runtime}-${cp.instanceId}`, image: E2E_IMAGE, runtime }),
         startSandbox({ id: `offline-${runtime}-${cp.instanceId}`, image: E2E_IMAGE, runtime, network: 'none' }),
       ]);
+      // Every runtime lists and stats the workspace (gVisor 2022-12-19 answered statx with EINVAL).
+      expect(await stdoutIn(online.id, 'ls -la /workspace >/dev/null && stat -c %F /workspace && echo listed')).toBe('directory\nlisted\n');
       const neighbourNet = await networkOf(neighbour.id);
       const onlineNet = await networkOf(online.id);
       const offlineNet = await networkOf(offline.id);
@@ -250,6 +253,17 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
     // Two sandboxes start (gVisor's take a while on a loaded machine), then one 5 s probe each.
     120_000,
   );
+
+  it('self-tested both runtimes on the engine at start, and shows it', async () => {
+    const engines = (await cp.request('GET', '/api/v1/engines', undefined, EnginePageSchema)).body.items;
+    for (const engine of engines) {
+      expect(engine.runtimes?.map((probe) => [probe.runtime, probe.status, probe.detail])).toEqual([
+        ['runc', 'ok', null],
+        ['runsc', 'ok', null],
+      ]);
+    }
+    expect(engines.length).toBeGreaterThan(0);
+  });
 
   it('gives the default spec memory, process and CPU limits', async () => {
     const [spec] = (await cp.request('GET', `/api/v1/sandbox-specs?id=${encodeURIComponent(E2E_IMAGE)}`, undefined, SpecBatchSchema)).body;

@@ -50,8 +50,10 @@ export async function probeRuntimeOn(docker: Docker, instanceId: string, runtime
     const exit = await waitFor(container);
     if (exit === null) return outcome('failed', `its test container did not finish within ${PROBE_TIMEOUT_MS / 1000} s`);
     const output = demultiplexLogs(Buffer.from(await container.logs({ stdout: true, stderr: true, follow: false }))).trim();
-    if (exit === 0 && output.endsWith(PASSED)) return outcome('ok', null);
-    const lastLine = output.split('\n').at(-1)?.trim() || 'no output';
+    // Passed when every step did: stray messages of a step that still succeeded (gVisor's ls now and
+    // then says "Bad file descriptor" of a symlink under load, and exits 0) do not fail it.
+    if (exit === 0 && output.split('\n').includes(PASSED)) return outcome('ok', null);
+    const lastLine = output.split('\n').filter((line) => line !== PASSED).at(-1)?.trim() || 'no output';
     return outcome('failed', `${lastLine} (exit code ${exit})`);
   } catch (error) {
     return outcome('failed', dockerMessageOf(error));
