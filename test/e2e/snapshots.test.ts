@@ -11,7 +11,7 @@ import { SnapshotInfoSchema, SnapshotPageSchema } from '../../src/sandbox-server
 import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime } from '../../src/sandbox-server/runtime/index.js';
 import { snapshotImageFor, snapshotVolumeFor } from '../../src/sandbox-server/runtime/docker-snapshots.js';
-import { LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
+import { LABEL_INSTALLATION, LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { ErrorDetailSchema, ValidationErrorSchema } from '../helpers/answer.js';
 import { createTestDatabase, testDrivers } from '../helpers/database.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
@@ -214,16 +214,19 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
   it('adopts its snapshots after a restart, and sweeps what a crash left behind: snapshot artifacts, restored volumes, volume copies', async () => {
     const snapshot = (await cp.request('POST', `/api/v1/sandboxes/${source.id}/snapshots`, { name: 'kept' }, SnapshotInfoSchema)).body;
     const { dataDir, instanceId, apiKey } = cp;
+    // Leftovers of this installation carry its id, as everything it makes does; others' are never swept.
+    const [made] = await engine.listContainers({ all: true, filters: { label: [`${LABEL_INSTANCE}=${instanceId}`, LABEL_INSTALLATION] } });
+    const installationId = made!.Labels[LABEL_INSTALLATION]!;
     await cp.close({ keepData: true });
     // Left behind by a snapshot that never got its row (a crash between the engine and the database).
     const ghost = 'sandbox-server-snapshot-ghost';
-    await engine.createVolume({ Name: ghost, Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: 'ghost' } });
+    await engine.createVolume({ Name: ghost, Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_INSTALLATION]: installationId, [LABEL_SNAPSHOT_ID]: 'ghost' } });
     // Left behind by a start from the snapshot that died between copying its volume and writing its row.
     const copyLabels = [`${LABEL_INSTANCE}=${instanceId}`, `${LABEL_SNAPSHOT_ID}=${snapshot.id}`, LABEL_VOLUME_COPY];
     const copyEvents = await engine.getEvents({ filters: { type: ['container'], event: ['create'], label: copyLabels } });
     const copiesSeen = new Promise<string>((resolve) => copyEvents.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     const restored = dataVolumeNameFor('never-written');
-    await createDockerRuntime({ instanceId, docker: engine, copyImage: E2E_IMAGE }).restoreVolume(
+    await createDockerRuntime({ instanceId, installationId, docker: engine, copyImage: E2E_IMAGE }).restoreVolume(
       { id: snapshot.id, image: snapshotImageFor(snapshot.id), volume: snapshotVolumeFor(snapshot.id) },
       { sandboxId: 'never-written', name: restored },
     );
@@ -233,7 +236,7 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
     const ended = await engine.createContainer({
       Image: E2E_IMAGE,
       Entrypoint: ['true'],
-      Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_SNAPSHOT_ID]: snapshot.id, [LABEL_VOLUME_COPY]: 'sandbox-server-data-ended' },
+      Labels: { [LABEL_INSTANCE]: instanceId, [LABEL_INSTALLATION]: installationId, [LABEL_SNAPSHOT_ID]: snapshot.id, [LABEL_VOLUME_COPY]: 'sandbox-server-data-ended' },
     });
     await ended.start();
     await ended.wait();
