@@ -19,7 +19,7 @@ export const ConversationInfoSchema = z.object({
   tags: TagsSchema,
   activated_knowledge_skills: z.array(z.string()),
   /** Our extension: what StartConversationRequest set. */
-  max_budget_per_task: z.number().nullable(),
+  max_budget_per_task: z.number().nullable().default(null),
   stats: ConversationStatsSchema,
   /** All its LLMs' metrics together; null before the first call. */
   metrics: MetricsSnapshotSchema.nullable(),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
+import { MetricsSnapshotSchema } from '../../contracts/agent-server/llm-metrics.js';
 import { START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 import { storableDateTime } from './common.js';
@@ -66,7 +67,8 @@ export const AppConversationSchema = z
     pr_number: z.array(z.number().int()),
     llm_model: z.string().nullable(),
     tags: z.record(z.string(), z.string()),
-    metrics: z.null(),
+    /** What its LLM calls used and cost (OpenHands' MetricsSnapshot), read live like execution_status. */
+    metrics: MetricsSnapshotSchema.nullable(),
     created_at: DateTimeSchema,
     updated_at: DateTimeSchema,
     sandbox_status: SandboxStatusSchema.nullable(),

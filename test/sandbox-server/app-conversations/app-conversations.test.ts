@@ -18,6 +18,7 @@ import { ErrorDetailSchema, ValidationErrorSchema } from '../../helpers/answer.j
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
 import { API_KEY, closeServer, type Harness, openHarness, startAgentServerIdleFor, startBrokenAgentServer } from './harness.js';
 import { getConversation } from '../../../src/agent-server/services/conversations/get-conversation.js';
+import { withCall } from '../../../src/agent-server/agent/llm/usage-metrics.js';
 
 const TASK_FIELDS = [
   'agent_server_url',
@@ -138,6 +139,30 @@ describe.each(testDrivers)('app conversations (%s)', (driver) => {
     });
     const [sandbox] = await handle.db.select().from(sandboxes).where(eq(sandboxes.id, ready.sandbox_id ?? ''));
     expect(conversation.session_api_key).toBe(sandbox?.sessionApiKey);
+
+    expect(conversation.metrics).toBeNull();
+    // What the agent-server's LLM calls cost is read live from it, as OpenHands' MetricsSnapshot.
+    const agentConversation = h.agent.ctx.conversations.require(ready.app_conversation_id ?? '');
+    const stats = withCall(
+      { usage_to_metrics: {} },
+      {
+        usageId: 'default',
+        model: 'test-model',
+        responseId: 'chatcmpl-1',
+        usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150, cache_read_tokens: 100, cache_write_tokens: 0, reasoning_tokens: 7 },
+        cost: 0.0125,
+        latencyMs: 800,
+        maxBudgetPerTask: null,
+        at: Date.now() / 1000,
+      },
+    );
+    await h.agent.ctx.conversations.changeMetadata(agentConversation, { stats });
+    const withMetrics = (await h.request('GET', `/api/v1/app-conversations/${ready.app_conversation_id}`, undefined, AppConversationSchema)).body;
+    expect(withMetrics.metrics).toMatchObject({
+      model_name: 'test-model',
+      accumulated_cost: 0.0125,
+      accumulated_token_usage: { prompt_tokens: 120, completion_tokens: 30, cache_read_tokens: 100, reasoning_tokens: 7 },
+    });
 
     // The agent-server got the LLM settings, but they are never shown back.
     const info = getConversation(h.agent.ctx, ready.app_conversation_id ?? '');

@@ -4,21 +4,22 @@ import { sandboxes } from '../../db/schema.js';
 import { agentTargetOf } from '../sandboxes/agent-target.js';
 import type { AppConversationContext } from './context.js';
 import type { AppConversation, AppConversationStartTask } from '../../models/app-conversation.js';
+import type { ConversationInfo } from '../../../contracts/agent-server/conversation-info.js';
 
 /** A hung agent-server costs a listing this long at most; its conversations then show nulls. */
 const LIVE_STATUS_TIMEOUT_MS = 2_000;
 
 /**
  * The wire view of app conversations. Sandbox status comes from our database; execution status,
- * URL and key only while the sandbox runs, read live from its agent-server with one batch call per
- * sandbox. An agent-server that does not answer gives nulls, never an error.
+ * LLM metrics (cost and tokens), URL and key only while the sandbox runs, read live from its
+ * agent-server with one batch call per sandbox. An agent-server that does not answer gives nulls, never an error.
  */
 export async function toAppConversations(ctx: AppConversationContext, rows: AppConversationRow[]): Promise<AppConversation[]> {
   if (rows.length === 0) return [];
   const sandboxIds = [...new Set(rows.map((row) => row.sandboxId))];
   const sandboxRows = await ctx.db.select().from(sandboxes).where(inArray(sandboxes.id, sandboxIds));
   const sandboxById = new Map(sandboxRows.map((row) => [row.id, row]));
-  const executionStatus = new Map<string, string | null>();
+  const live = new Map<string, Pick<ConversationInfo, 'execution_status' | 'metrics'>>();
   await Promise.all(
     sandboxRows.map(async (sandbox) => {
       const target = agentTargetOf(sandbox);
@@ -30,15 +31,16 @@ export async function toAppConversations(ctx: AppConversationContext, rows: AppC
         .catch(() => []);
       infos.forEach((info, i) => {
         const id = ids[i];
-        if (id && info) executionStatus.set(id, info.execution_status);
+        if (id && info) live.set(id, info);
       });
     }),
   );
   return rows.map((row) => {
     const sandbox = sandboxById.get(row.sandboxId);
-    const live = sandbox?.desiredState !== 'DELETED' ? sandbox : undefined;
-    const target = live ? agentTargetOf(live) : null;
-    const reachable = target !== null && executionStatus.has(row.id);
+    const running = sandbox?.desiredState !== 'DELETED' ? sandbox : undefined;
+    const target = running ? agentTargetOf(running) : null;
+    const info = target !== null ? live.get(row.id) : undefined;
+    const reachable = info !== undefined;
     return {
       id: row.id,
       created_by_user_id: row.createdByUserId,
@@ -51,11 +53,11 @@ export async function toAppConversations(ctx: AppConversationContext, rows: AppC
       pr_number: row.prNumber,
       llm_model: row.llmModel,
       tags: row.tags,
-      metrics: null,
+      metrics: info?.metrics ?? null,
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
-      sandbox_status: live ? live.status : 'MISSING',
-      execution_status: reachable ? (executionStatus.get(row.id) ?? null) : null,
+      sandbox_status: running ? running.status : 'MISSING',
+      execution_status: info?.execution_status ?? null,
       conversation_url: reachable && target ? `${target.baseUrl}/api/conversations/${row.id}` : null,
       session_api_key: reachable && target ? target.sessionApiKey : null,
       sub_conversation_ids: [],
