@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
+import { ConversationInfoSchema } from '../../src/contracts/agent-server/conversation-info.js';
 import { pageSchema } from '../../src/contracts/paging.js';
 import { EventSchema } from '../../src/events/index.js';
 import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
@@ -145,6 +146,34 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
     expect(deleted.body.items.map((e) => e.subject_id)).toEqual([snapshot.id]);
     expect((await cp.request('DELETE', `/api/v1/snapshots/${snapshot.id}`)).status).toBe(404);
     await cp.request('DELETE', `/api/v1/sandboxes/${second.id}`);
+  }, 180_000);
+
+  it('starts a fork with the conversation that was running in the source paused, while the source runs on', async () => {
+    // An LLM that never answers, where LLM_BASE_URL points inside the source: its agent is running when the fork is taken.
+    const llm = `nohup node -e "require('node:http').createServer(() => {}).listen(18081, '127.0.0.1')" >/dev/null 2>&1 &`;
+    expect((await bash(source.id, llm)).exit_code).toBe(0);
+    const started = await cp.request(
+      'POST',
+      '/api/v1/app-conversations?wait=true',
+      { sandbox_id: source.id, initial_message: { ...message('think it over'), run: true } },
+      AppConversationSchema,
+    );
+    expect(started.status).toBe(200);
+    const id = started.body.id;
+    const statusIn = async (sandboxId: string) =>
+      (await cp.request('GET', agent(sandboxId, `/api/conversations/${id}`), undefined, ConversationInfoSchema)).body.execution_status;
+    await vi.waitFor(async () => expect(await statusIn(source.id)).toBe('running'), { timeout: 30_000, interval: 200 });
+
+    const forked = await cp.request('POST', `/api/v1/sandboxes/${source.id}/fork`, {}, SandboxInfoSchema);
+    expect(forked.status).toBe(200);
+    const fork = await cp.sandboxUntil(forked.body.id, 'RUNNING');
+    expect(await statusIn(fork.id)).toBe('paused');
+    const events = await cp.request('GET', agent(fork.id, `/api/conversations/${id}/events/search?limit=100`), undefined, pageSchema(EventSchema));
+    expect(events.body.items.map((e) => e.kind)).toContain('PauseEvent');
+    expect(await statusIn(source.id)).toBe('running');
+
+    expect((await cp.request('POST', agent(source.id, `/api/conversations/${id}/pause`))).status).toBe(200);
+    expect((await cp.request('DELETE', `/api/v1/sandboxes/${fork.id}`)).status).toBe(200);
   }, 180_000);
 
   it('keeps a paused sandbox paused across its snapshot', async () => {
