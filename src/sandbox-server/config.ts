@@ -117,6 +117,21 @@ export const CONFIG_VARIABLES = {
     default: '10240',
     help: "Disk limit, in MB, of a sandbox's writable layer and data volume together, for the default spec and every spec created without disk_mb; a sandbox over it is stopped (ERROR, with the reason).",
   }),
+  SANDBOX_DISK_CHECK_SECONDS: variable({
+    schema: integer(1, 3600),
+    default: '10',
+    help: 'How often the disk use of each running sandbox with a disk limit is measured; a sandbox can overshoot its limit by what it writes in this time.',
+  }),
+  SANDBOX_LOG_MAX_MB: variable({
+    schema: integer(1, 10_240),
+    default: '10',
+    help: "Size, in MB, at which a sandbox container's log file is rotated (Docker's json-file max-size).",
+  }),
+  SANDBOX_LOG_MAX_FILES: variable({
+    schema: integer(1, 100),
+    default: '5',
+    help: 'Log files kept per sandbox container, the current one included (max-file); older lines are dropped.',
+  }),
   SANDBOX_RUNTIME: variable({
     schema: z.enum(['auto', 'runc', 'runsc']),
     default: 'auto',

@@ -143,6 +143,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
         copyImage: config.AGENT_SERVER_IMAGE,
         docker: dockerFor(row, config.DOCKER_TLS_CERT_DIR),
         publishHost: row.advertiseHost,
+        logRotation: { maxMb: config.SANDBOX_LOG_MAX_MB, maxFiles: config.SANDBOX_LOG_MAX_FILES },
       }),
     reconcilerFor: (row, runtime) =>
       new Reconciler({
@@ -157,6 +158,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
         intervalMs: config.RECONCILE_INTERVAL_MS,
         orphanGraceMs: config.ORPHAN_GRACE_SECONDS * 1000,
         startTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
+        diskCheckIntervalMs: config.SANDBOX_DISK_CHECK_SECONDS * 1000,
         onHealth: (healthy, detail) => recordEngineHealth(database.db, row.name, healthy, detail),
       }),
     prepare: async (row) => {

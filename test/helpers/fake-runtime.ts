@@ -4,6 +4,7 @@ import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../src/c
 import {
   type ContainerObservation,
   type ContainerRequest,
+  type DiskUsage,
   ENGINE_DISCONNECTED,
   type NetworkObservation,
   type RuntimeEvent,
@@ -17,6 +18,7 @@ type Verb =
   | 'start'
   | 'pause'
   | 'unpause'
+  | 'stop'
   | 'remove'
   | 'removeVolume'
   | 'removeNetworks'
@@ -61,6 +63,8 @@ export interface FakeRuntimeControls {
   disconnect(): void;
   /** The container writes `text` to its log. */
   writeLog(containerId: string, text: string): void;
+  /** What `diskUsage` answers for the container from now on (nothing written until then). */
+  setDiskUsage(containerId: string, usage: DiskUsage): void;
   /** The next call of `verb` fails with `error`. */
   failNext(verb: Verb, error: Error): void;
   /**
@@ -84,6 +88,7 @@ export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
  */
 export function createFakeRuntime(): FakeRuntime {
   const containers = new Map<string, ContainerObservation>();
+  const diskUsage = new Map<string, DiskUsage>();
   /** Volume name -> the sandbox whose data it holds; null for a snapshot's. */
   const volumes = new Map<string, string | null>();
   /** A volume copy's container id -> whether it still runs. */
@@ -202,6 +207,21 @@ export function createFakeRuntime(): FakeRuntime {
       if (container.state !== 'running') throw new RuntimeError(`container ${containerId} is not running`, false);
       container.state = 'paused';
       emit(container, 'pause');
+    },
+
+    async stop(containerId) {
+      await enter('stop', containerId);
+      const container = containers.get(containerId);
+      if (container?.state === 'running' || container?.state === 'paused') this.kill(containerId, 137);
+    },
+
+    async diskUsage(containerId) {
+      if (containers.get(containerId)?.state !== 'running') return undefined;
+      return diskUsage.get(containerId) ?? { writableBytes: 0, dataBytes: 0 };
+    },
+
+    setDiskUsage(containerId, usage) {
+      diskUsage.set(containerId, usage);
     },
 
     async unpause(containerId) {

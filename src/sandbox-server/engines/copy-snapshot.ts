@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { DEFAULT_LOG_ROTATION, logConfigFor } from '../runtime/container-logs.js';
 import { toRuntimeError } from '../runtime/docker-errors.js';
 import { LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY, ownerLabels } from '../runtime/runtime.js';
 import { copyImage } from '../image/index.js';
@@ -93,6 +94,7 @@ async function startHelper(
         Mounts: [{ Type: 'volume', Source: snapshot.volume, Target: MOUNT, ...mount }],
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges:true'],
+        LogConfig: logConfigFor(DEFAULT_LOG_ROTATION),
       },
     });
   } catch (error) {

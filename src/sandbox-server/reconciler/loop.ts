@@ -20,6 +20,7 @@ import { createLimiter, forEachLimited } from './limit.js';
 import { ForeignResourceReport, Ownership } from './foreign-resources.js';
 import { OrphanSweeper } from './orphans.js';
 import { applyPolicies } from './policies.js';
+import { DiskWatch } from './disk-watch.js';
 import { type AskAgentIdleMs, askAgentIdleMs } from './agent-idle.js';
 import { reconcileSandbox, type SandboxPassContext } from './reconcile-sandbox.js';
 import { WorkQueue } from './work-queue.js';
@@ -58,6 +59,8 @@ export interface ReconcilerOptions {
   metrics?: SandboxMetrics;
   /** A running sandbox whose agent-server does not answer /alive for this long is ERROR. Default 300 s. */
   startTimeoutMs?: number;
+  /** How often running sandboxes with a disk limit are measured (disk-watch.ts). Default 10 s. */
+  diskCheckIntervalMs?: number;
 }
 
 /**
@@ -117,6 +120,7 @@ export class Reconciler {
   private readonly pendingCreates = new Set<Promise<void>>();
   private readonly orphans: OrphanSweeper;
   private readonly ownership: Ownership;
+  private readonly diskWatch: DiskWatch;
   private readonly writeListeners = new Set<(sandboxId: string) => void>();
   private readonly aliveProbes: AliveProbes;
 
@@ -170,6 +174,18 @@ export class Reconciler {
     this.ownership = new Ownership(options.installationId);
     const foreign = new ForeignResourceReport(this.engine, this.log, this.metrics);
     this.orphans = new OrphanSweeper(this.runtime, options.orphanGraceMs ?? 60_000, this.log, this.ownership, foreign);
+    this.diskWatch = new DiskWatch({
+      db: this.db,
+      runtime: this.runtime,
+      dataMountPath: this.passContext.dataMountPath,
+      intervalMs: options.diskCheckIntervalMs ?? 10_000,
+      exclusive: (work) => this.exclusive(work),
+      stopped: (sandboxId) => {
+        this.notifyWritten(sandboxId);
+        this.kick(sandboxId);
+      },
+      log: this.log,
+    });
   }
 
   /** Adopts what the runtime already runs (one full pass), then follows events and the interval. */
@@ -230,6 +246,7 @@ export class Reconciler {
       timer = setTimeout(resolve, STOP_WAIT_MS).unref();
     });
     const drained = (async () => {
+      await this.diskWatch.settled();
       await this.passes;
       // Read after the pass: it may have started creates of its own.
       await Promise.allSettled([...this.pendingCreates]);
@@ -324,6 +341,7 @@ export class Reconciler {
       bySandbox.set(container.sandboxId, list);
     }
     await this.inspectEvented(entries, bySandbox);
+    if (!only && !this.stopped) this.diskWatch.maybeCheck(entries, bySandbox);
     const stoppedByEngine = engineLostAt === undefined ? new Set<string>() : await this.stoppedByEngine(entries, bySandbox, engineLostAt);
     const unheld = entries.filter((entry) => !held.has(entry.row.id));
     await forEachLimited(unheld, PASS_CONCURRENCY, (entry) =>
@@ -516,6 +534,8 @@ function limitRuntime(runtime: SandboxRuntime, limitCreate: Limit, limit: Limit)
     create: (request) => limitCreate(() => runtime.create(request)),
     start: (containerId) => limit(() => runtime.start(containerId)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),
+    stop: (containerId) => limit(() => runtime.stop(containerId)),
+    diskUsage: (containerId, dataMountPath) => runtime.diskUsage(containerId, dataMountPath),
     unpause: (containerId) => limit(() => runtime.unpause(containerId)),
     remove: (containerId) => limit(() => runtime.remove(containerId)),
     removeVolume: (name) => limit(() => runtime.removeVolume(name)),

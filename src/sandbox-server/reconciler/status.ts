@@ -22,6 +22,9 @@ export interface StatusInput {
 /** The detail of a sandbox whose container runs while its agent-server does not answer yet. */
 export const WAITING_FOR_ALIVE = 'waiting for the agent-server to answer /alive';
 
+/** How the detail of a sandbox the disk watchdog stopped (disk-watch.ts) begins. */
+export const DISK_LIMIT_EXCEEDED = 'disk limit exceeded';
+
 export interface ObservedStatus {
   status: SandboxStatus;
   detail: string | null;
@@ -68,6 +71,8 @@ function baseStatus(input: StatusInput): ObservedStatus {
     case 'removing':
       return { status: 'MISSING', detail: 'container is being removed' };
     case 'exited':
+      // Stopped by the disk watchdog, which wrote why before it killed the container.
+      if (desired === 'RUNNING' && input.previous.status === 'ERROR' && input.previous.detail?.startsWith(DISK_LIMIT_EXCEEDED)) return input.previous;
       if (desired === 'RUNNING' && container.oomKilled) return { status: 'ERROR', detail: 'out of memory' };
       if (desired === 'RUNNING') return { status: 'ERROR', detail: `container exited with code ${container.exitCode ?? 'unknown'}` };
       return { status: 'PAUSED', detail: `container stopped with code ${container.exitCode ?? 'unknown'}; resuming starts it again` };

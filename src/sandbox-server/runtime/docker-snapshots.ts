@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { DEFAULT_LOG_ROTATION, logConfigFor } from './container-logs.js';
 import { demultiplexLogs } from './docker.js';
 import { statusCodeOf, toRuntimeError } from './docker-errors.js';
 import {
@@ -80,6 +81,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
           CapDrop: ['ALL'],
           CapAdd: COPY_CAPABILITIES,
           SecurityOpt: ['no-new-privileges:true'],
+          LogConfig: logConfigFor(DEFAULT_LOG_ROTATION),
         },
       });
     } catch (error) {

@@ -23,6 +23,8 @@ import {
 import { bridgeNameFor, formatCidr, type Ipv4Block, overlaps, parseCidr, parseRoutes, SANDBOX_SUBNET_PREFIX, subnetCandidates } from './sandbox-network.js';
 import { dockerMessageOf, statusCodeOf, toRuntimeError } from './docker-errors.js';
 import { createDockerSnapshots } from './docker-snapshots.js';
+import { dockerDiskUsage } from './docker-disk-usage.js';
+import { DEFAULT_LOG_ROTATION, type LogRotation, logConfigFor } from './container-logs.js';
 import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
 import { createMemoryWatchdog } from './docker-memory-watchdog.js';
 import { agentProcessLimit } from './agent-process-limit.js';
@@ -55,6 +57,8 @@ export interface DockerRuntimeOptions {
    * (docker-spare-networks.ts), once a sandbox of that access was created. Default 0: none.
    */
   spareNetworks?: number;
+  /** How much log each sandbox container keeps; DEFAULT_LOG_ROTATION when absent. */
+  logRotation?: LogRotation;
 }
 
 export const DEFAULT_NETWORK_POOL = '10.213.0.0/16';
@@ -75,6 +79,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
   const { instanceId } = options;
   const owner = ownerLabels(instanceId, options.installationId);
   const publishHost = options.publishHost ?? '127.0.0.1';
+  const logRotation = options.logRotation ?? DEFAULT_LOG_ROTATION;
   const log = logger.child({ component: 'docker-runtime' });
   const pool = networkPoolOf(options.networkPool ?? DEFAULT_NETWORK_POOL);
   const readRoutes = options.readRoutes ?? (() => readFile('/proc/net/route', 'utf8').catch(() => ''));
@@ -181,7 +186,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     let containerId: string;
     try {
       const container = await docker.createContainer(
-        createOptionsFor(request, owner, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare)),
+        createOptionsFor(request, owner, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare), logRotation),
       );
       containerId = container.id;
     } catch (error) {
@@ -255,6 +260,19 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         throw toRuntimeError(error, 'pause');
       }
     },
+
+    async stop(containerId) {
+      try {
+        await docker.getContainer(containerId).kill({ signal: 'SIGKILL' });
+      } catch (error) {
+        // 404: gone; 409: not running.
+        const status = statusCodeOf(error);
+        if (status === 404 || status === 409) return;
+        throw toRuntimeError(error, 'stop');
+      }
+    },
+
+    diskUsage: (containerId, dataMountPath) => dockerDiskUsage(docker, containerId, dataMountPath),
 
     async unpause(containerId) {
       try {
@@ -451,6 +469,7 @@ function createOptionsFor(
   network: string,
   publishHost: string,
   extraLabels: Record<string, string>,
+  logRotation: LogRotation,
 ): Docker.ContainerCreateOptions {
   const labels: Record<string, string> = {
     ...extraLabels,
@@ -498,6 +517,7 @@ function createOptionsFor(
       // A tiny init as PID 1 reaps the zombies that the agent's shell tools leave behind.
       Init: true,
       RestartPolicy: { Name: 'no' },
+      LogConfig: logConfigFor(logRotation),
     },
   };
 }

@@ -81,6 +81,14 @@ export interface ContainerRequest {
   network: { name: string; access: SandboxNetwork };
 }
 
+/** What a running sandbox holds on the engine's disk, in bytes. */
+export interface DiskUsage {
+  /** Its container's writable layer: every file it added or changed outside its volumes. */
+  writableBytes: number;
+  /** Its data volume as `du` counts it from inside; null when the image has no `du`. */
+  dataBytes: number | null;
+}
+
 /** A network carrying our instance label. */
 export interface NetworkObservation extends Owned {
   name: string;
@@ -176,6 +184,10 @@ export interface SandboxRuntime {
   /** Starts a created or stopped container. */
   start(containerId: string): Promise<void>;
   pause(containerId: string): Promise<void>;
+  /** Kills a running container at once (SIGKILL); one that does not run, or is gone, is success. */
+  stop(containerId: string): Promise<void>;
+  /** What a running container holds on disk, its data volume mounted at `dataMountPath` included; undefined when it does not run. */
+  diskUsage(containerId: string, dataMountPath: string): Promise<DiskUsage | undefined>;
   unpause(containerId: string): Promise<void>;
   /** Removes the container (killing it if it runs). */
   remove(containerId: string): Promise<void>;
