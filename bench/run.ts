@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   cold: () => import('./cold.js'),
   // Needs tmux and script.
   tools: () => import('./tools.js'),
+  llm: () => import('./llm.js'),
   // Needs DATABASE_URL, the Docker engine (and ../shared/env/extra-engines.sh), the base image and `npm run build`.
   fleet: () => import('./fleet.js'),
 };
