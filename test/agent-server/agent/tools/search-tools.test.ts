@@ -69,7 +69,10 @@ describe.each(['ripgrep', 'find'] as const)('glob and grep with %s', (backend) =
     expect(found.files).toHaveLength(100);
     expect(found.truncated).toBe(true);
     expect(found.content[0]?.text).toContain('truncated to the first 100');
-    expect(await run(grep(), { pattern: 'needle' })).toMatchObject({ truncated: true, matches: expect.arrayContaining([join(workspace, 'many/f0.txt')]) });
+    const grepped = (await run(grep(), { pattern: 'needle' })) as { matches: string[]; truncated: boolean };
+    expect(grepped.truncated).toBe(true);
+    expect(grepped.matches).toHaveLength(100);
+    expect(grepped.matches.every((file) => file.startsWith(join(workspace, 'many/f')))).toBe(true);
   });
 
   it('greps contents case-insensitively with a regex, newest first, filtered by include', async () => {
