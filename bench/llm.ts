@@ -41,14 +41,14 @@ export async function run(): Promise<void> {
   const think = createThinkTool();
   const timedThink: AnyTool = {
     ...think,
-    async execute(action, ctx) {
+    async execute(action: Parameters<typeof think.execute>[0], ctx?: Parameters<typeof think.execute>[1]) {
       const started = performance.now();
       if (marks.answer !== undefined) toTool.push(started - marks.answer);
       const result = await think.execute(action, ctx);
       marks.toolEnd = performance.now();
       return result;
     },
-  } as AnyTool;
+  };
 
   const log = await openEventLog<Event>(join(dir, 'events.ndjson'), { searchableText: messageSearchText });
   await log.append([MessageEventSchema.parse({ kind: 'MessageEvent', source: 'user', llm_message: { role: 'user', content: [{ type: 'text', text: 'think hard' }] } })]);
