@@ -94,7 +94,7 @@ function condenserOf(condenser: unknown, maxInputTokens: number | null): { optio
       keepFirst: keepFirst ?? CONDENSER_DEFAULTS.keepFirst,
       maxTokens: maxTokens ?? maxInputTokens,
     },
-    llm: llm ?? null,
+    llm: LlmSchema.safeParse(llm).data ?? null,
   };
 }
 
@@ -103,7 +103,8 @@ const CondenserSettingsSchema = z
     max_size: z.int().nullish(),
     keep_first: z.int().nullish(),
     max_tokens: z.int().nullish(),
-    llm: LlmSchema.nullish(),
+    // Read apart: a condenser whose LLM we cannot read still condenses, with the agent's LLM.
+    llm: z.unknown(),
   })
   .nullish();
 
