@@ -57,9 +57,12 @@ export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string
 export function requireSessionKey(accepted: SessionKeyDigests): MiddlewareHandler {
   return async (c, next) => {
     const open = isOpenPath(c.req.path) || isCorsPreflight(c.req.method, (name) => c.req.header(name));
-    if (!open && !isValidSessionKey(accepted, c.req.header(SESSION_KEY_HEADER))) {
+    const presented = c.req.header(SESSION_KEY_HEADER);
+    if (!open && !isValidSessionKey(accepted, presented)) {
       throw new UnauthorizedError('Invalid or missing X-Session-API-Key');
     }
+    // Without keys every request passes, the agent's own included: none of them is authenticated.
+    if (accepted.length > 0 && presented !== undefined && isValidSessionKey(accepted, presented)) c.set('authenticated', true);
     await next();
   };
 }

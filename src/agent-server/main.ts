@@ -4,6 +4,7 @@
  * finish, flush and close the stores, and exit 0. Bad settings exit 2 with one line on stderr.
  */
 import type { Server } from 'node:http';
+import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
 import { lookupAgentUser } from './agent-user.js';
 import { ConfigError, HELP, parseConfig, type AgentServerConfig } from './config.js';
 
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
       'agent-server listening',
     );
   }) as Server;
-  injectWebSocket(server);
+  serveWebSocketUpgradesOnly(server, injectWebSocket);
   server.once('error', (error) => {
     logger.fatal({ err: error, host: config.host, port: config.port }, 'agent-server cannot listen');
     process.exit(1);

@@ -37,6 +37,7 @@ import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
 import { countSandboxesByAgentServerVersion } from './services/sandboxes/count-by-agent-server-version.js';
 import { countWarmPools } from './services/sandboxes/count-warm-pools.js';
+import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
 export interface SandboxServerDependencies {
@@ -317,7 +318,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     await database.close();
     throw error;
   }
-  injectWebSocket(server);
+  serveWebSocketUpgradesOnly(server, injectWebSocket, log);
   webhooks.start();
   const { port } = server.address() as AddressInfo;
   await lock?.setPort(port);

@@ -7,6 +7,7 @@ import { WebSocket } from 'ws';
 import { ConfigError, parseConfig, sessionKeysFromEnv } from '../../src/agent-server/config.js';
 import { sessionKeyDigest } from '../../src/contracts/agent-server/session-key-digest.js';
 import { startRequest } from '../helpers/agent-server.js';
+import { h2cRequest } from '../helpers/h2c.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -101,6 +102,47 @@ describe('agent-server program', () => {
     const { code, stdout } = await exited;
     expect(code).toBe(0);
     expect(stdout).toContain('agent-server stopped');
+  });
+});
+
+describe('agent-server program against odd requests', () => {
+  let dataDir: string;
+  let child: ChildProcessWithoutNullStreams | undefined;
+  beforeEach(async () => {
+    dataDir = await makeTempDir();
+  });
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    await removeDir(dataDir);
+  });
+
+  it('refuses an upgrade to h2c with 400 on every route, and logs a keyless request with its path cut short', async () => {
+    child = startProgram(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir], { OH_SESSION_API_KEYS_0: 'test-key' });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const port = await listeningPort(child);
+    const url = `http://127.0.0.1:${port}`;
+    const refused = { status: 400, body: expect.stringContaining('"detail":"Upgrade to \\"h2c\\" is not supported') };
+    expect(await h2cRequest(`${url}/alive`)).toEqual(refused);
+    expect(await h2cRequest(`${url}/api/conversations/count`, { headers: { 'X-Session-API-Key': 'test-key' } })).toEqual(refused);
+    const post = { method: 'POST', body: JSON.stringify(startRequest()), headers: { 'content-type': 'application/json', 'X-Session-API-Key': 'test-key' } };
+    expect(await h2cRequest(`${url}/api/conversations`, post)).toEqual(refused);
+    expect(await (await fetch(`${url}/api/conversations/count`, { headers: { 'X-Session-API-Key': 'test-key' } })).json()).toBe(0);
+
+    const long = `/api/${'x'.repeat(12_000)}`;
+    expect((await fetch(`${url}${long}`)).status).toBe(401);
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string; path?: string; path_length?: number; status?: number });
+    expect(lines.filter((line) => line.msg === 'upgrade refused')).toHaveLength(3);
+    const refusedLine = lines.find((line) => line.status === 401);
+    expect(refusedLine).toMatchObject({ path_length: long.length });
+    expect(refusedLine?.path?.length).toBeLessThan(200);
+    expect(stdout.length).toBeLessThan(20_000);
   });
 });
 

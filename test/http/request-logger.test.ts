@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { requestLogger } from '../../src/http/request-log/index.js';
+import { requestLogger, UNAUTHENTICATED_PATH_CHARS } from '../../src/http/request-log/index.js';
 import { createDemoApp } from './demo-app.js';
 
 interface LogLine {
@@ -105,5 +105,37 @@ describe('requestLogger', () => {
     expect(logged).toContain('"route":"/api/v1/things/:thing_id/pause"');
     for (const secret of secrets) expect(logged).not.toContain(secret);
     expect(logged).not.toContain('session_api_key');
+  });
+});
+
+describe('requestLogger and long paths', () => {
+  /** An app whose /open route passes without a key and whose /keyed route marks the request authenticated. */
+  function appWithKeys() {
+    const { app, lines } = loggedApp();
+    app.use('/keyed/*', async (c, next) => {
+      c.set('authenticated', true);
+      await next();
+    });
+    app.get('/open/*', (c) => c.text('open'));
+    app.get('/keyed/*', (c) => c.text('keyed'));
+    return { app, lines };
+  }
+
+  it('cuts the path of a request without a valid key short, saying how long it was', async () => {
+    const { app, lines } = appWithKeys();
+    const long = `/open/${'a'.repeat(100_000)}`;
+    await app.request(long);
+    const [line] = lines().filter((l) => l.msg === 'request');
+    expect(line).toMatchObject({ path: `${long.slice(0, UNAUTHENTICATED_PATH_CHARS)}…`, path_length: long.length });
+    expect(JSON.stringify(line).length).toBeLessThan(600);
+  });
+
+  it('logs the whole path of a request with a valid key', async () => {
+    const { app, lines } = appWithKeys();
+    const long = `/keyed/${'b'.repeat(1000)}`;
+    await app.request(long);
+    const [line] = lines().filter((l) => l.msg === 'request');
+    expect(line?.path).toBe(long);
+    expect(line).not.toHaveProperty('path_length');
   });
 });

@@ -1,14 +1,18 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { z } from 'zod';
+import { pageSchema } from '../../src/contracts/paging.js';
 import { loadConfig } from '../../src/sandbox-server/config.js';
 import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { readAnswer } from '../helpers/answer.js';
 import { createFakeRuntime } from '../helpers/fake-runtime.js';
+import { h2cRequest } from '../helpers/h2c.js';
 import { startSandboxServer } from '../../src/sandbox-server/server.js';
 
 const KEY = 'server-test-key-0123456789';
@@ -95,6 +99,26 @@ describe('startSandboxServer', () => {
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refuses an upgrade to h2c with 400 at both doors (the proxy fast path and the app), and a WebSocket still upgrades', async () => {
+    const server = await start();
+    try {
+      const auth = { authorization: `Bearer ${KEY}` };
+      const refused = { status: 400, body: expect.stringContaining('"detail":"Upgrade to \\"h2c\\" is not supported') };
+      const sandboxId = (await call(`${server.url}/api/v1/sandboxes`, 'POST', SandboxInfoSchema)).body.id;
+      const count = async () => (await call(`${server.url}/api/v1/sandboxes/search?limit=100`, 'GET', pageSchema(SandboxInfoSchema))).body.items.length;
+      const before = await count();
+      expect(await h2cRequest(`${server.url}/health`)).toEqual(refused);
+      expect(await h2cRequest(`${server.url}/api/v1/sandboxes`, { method: 'POST', headers: auth })).toEqual(refused);
+      expect(await h2cRequest(`${server.url}/api/v1/sandboxes/${sandboxId}/agent/api/conversations/count`, { headers: auth })).toEqual(refused);
+      expect(await count()).toBe(before);
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/events/socket`, { headers: auth });
+      await once(socket, 'open');
+      socket.close();
+    } finally {
+      await server.close();
     }
   }, 120_000);
 

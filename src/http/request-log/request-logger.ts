@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { createMiddleware } from 'hono/factory';
 import { logger as rootLogger, type Logger } from '../../logger.js';
 import { routeLabel } from '../route-label.js';
+import { loggedPath } from './logged-path.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
 
 export interface RequestLogVariables {
@@ -9,6 +10,8 @@ export interface RequestLogVariables {
   requestId: string;
   /** A child of the app's logger: every line it writes carries `request_id`. */
   logger: Logger;
+  /** Set by the server's key check when the request presented a valid key: its path is then logged whole. */
+  authenticated: boolean;
 }
 
 declare module 'hono' {
@@ -22,7 +25,7 @@ export interface RequestLoggerOptions {
 
 /**
  * Gives each request an id and a logger carrying it, and writes one line when the request ends:
- * method, route pattern, path, status and duration. Headers, the query string and bodies are never
+ * method, route pattern, path (cut short without a valid key: logged-path.ts), status and duration. Headers, the query string and bodies are never
  * logged: they carry API keys (`Authorization`, `X-Session-API-Key`, `?session_api_key=`) and
  * conversation content.
  */
@@ -42,7 +45,7 @@ export function requestLogger(options: RequestLoggerOptions = {}) {
     const line = {
       method: c.req.method,
       route: routeLabel(c),
-      path: c.req.path,
+      ...loggedPath(c.req.path, c.get('authenticated') === true),
       status,
       ms: Math.round((performance.now() - startedAt) * 10) / 10,
     };
