@@ -28,7 +28,10 @@ export function generatedWhenAbsent<T extends z.ZodType<string>>(schema: T, gene
   return schema.optional().transform((value) => value ?? generate());
 }
 
-export const EventIdSchema = generatedWhenAbsent(z.string().min(1), randomUUID);
+/** Longest event id taken: OpenHands' are UUIDs; an id is stored, indexed and logged with each event. */
+export const EVENT_ID_MAX_LENGTH = 256;
+
+export const EventIdSchema = generatedWhenAbsent(z.string().min(1).max(EVENT_ID_MAX_LENGTH), randomUUID);
 
 export const EventTimestampSchema = generatedWhenAbsent(
   z.string().refine(isTimestamp, 'Expected an ISO 8601 date-time'),

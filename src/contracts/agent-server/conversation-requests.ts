@@ -68,6 +68,9 @@ export const AgentSchema = z.looseObject({
 });
 export type Agent = z.output<typeof AgentSchema>;
 
+/** A title given at start: the control plane passes on app conversations' titles, which may be this long. */
+export const START_TITLE_MAX_LENGTH = 500;
+
 export const WorkspaceSchema = z.object({
   working_dir: z
     .string()
@@ -97,8 +100,8 @@ export const StartConversationRequestSchema = z.object({
   max_budget_per_task: z.number().positive().nullish(),
   secrets: SecretsSchema.default({}),
   tags: TagsSchema.default({}),
-  /** Our extension: OpenHands sets titles only through PATCH. */
-  title: z.string().nullish(),
+  /** Our extension: OpenHands sets titles only through PATCH. As long as the control plane's app conversations take. */
+  title: z.string().max(START_TITLE_MAX_LENGTH).nullish(),
 });
 export type StartConversationRequest = z.output<typeof StartConversationRequestSchema>;
 

@@ -139,3 +139,30 @@ describe('request body limit', () => {
     expect(await (await server.app.request(`/api/conversations/${created.id}/events/count`)).json()).toBe(0);
   });
 });
+
+describe('unbounded titles and event ids', () => {
+  const events = (id: string) => `/api/conversations/${id}/events`;
+
+  it('answers 422 naming the field for a 10 MB title, a 257-character event id, and stores neither', async () => {
+    const huge = post('/api/conversations', JSON.stringify(startRequest({ title: 't'.repeat(10 * 1024 * 1024) })));
+    const answer = await huge;
+    expect(answer.status).toBe(422);
+    expect((await json(answer, ValidationErrorSchema)).detail.map((d) => d.loc)).toEqual([['body', 'title']]);
+    expect(await readdir(join(root, 'data', 'conversations'))).toEqual([]);
+
+    const { id } = await json(await post('/api/conversations', JSON.stringify(startRequest({ title: 't'.repeat(500) }))), ConversationInfoSchema);
+    const longId = 'e'.repeat(257);
+    const imported = await post(`${events(id)}/import`, JSON.stringify([{ kind: 'MessageEvent', id: longId, source: 'user', llm_message: { role: 'user', content: [] } }]));
+    expect(imported.status).toBe(422);
+    expect((await json(imported, ValidationErrorSchema)).detail[0]?.loc).toContain('id');
+    expect((await server.app.request(`${events(id)}/count`)).status).toBe(200);
+    expect(await json(await server.app.request(`${events(id)}/count`))).toBe(0);
+
+    const got = await server.app.request(`${events(id)}/${longId}`);
+    expect(got.status).toBe(422);
+    expect((await json(got, ValidationErrorSchema)).detail.map((d) => d.loc)).toEqual([['path', 'event_id']]);
+    const batch = await server.app.request(`${events(id)}?event_ids=${longId}`);
+    expect(batch.status).toBe(422);
+    expect((await json(batch, ValidationErrorSchema)).detail[0]?.loc.slice(0, 2)).toEqual(['query', 'event_ids']);
+  });
+});

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { EventSchema } from '../../../events/index.js';
+import { EVENT_ID_MAX_LENGTH, EventSchema } from '../../../events/index.js';
 import type { ConversationContext } from '../../services/context.js';
 import { MAX_BATCH_EVENT_IDS, batchGetEvents } from '../../services/events/batch-get-events.js';
 import { ConversationPathSchema } from '../params.js';
@@ -9,7 +9,7 @@ import { conversationNotFoundResponse, DetailSchema, jsonContent, validationErro
 /** `?event_ids=a&event_ids=b`: one value arrives as a string, several as an array. */
 const BatchEventsQuerySchema = z.object({
   event_ids: z
-    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().min(1)).min(1))
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(z.string().min(1).max(EVENT_ID_MAX_LENGTH)).min(1))
     .openapi({ type: 'array', items: { type: 'string' }, description: `Event ids (at most ${MAX_BATCH_EVENT_IDS})` }),
 });
 
