@@ -55,7 +55,9 @@ async function buildImage(config: SandboxServerConfig): Promise<number> {
 async function serveUntilSignalled(config: SandboxServerConfig): Promise<undefined> {
   const { logger } = await import('../logger.js');
   const { startSandboxServer } = await import('./server.js');
-  const server = await startSandboxServer(config);
+  const { terminalStartupReport } = await import('./startup-report.js');
+  // A person at a terminal is shown progress and a summary; a log collector gets JSON lines.
+  const server = await startSandboxServer(config, process.stdout.isTTY ? { report: terminalStartupReport((text) => process.stdout.write(text)) } : {});
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

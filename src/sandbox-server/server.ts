@@ -24,6 +24,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createWebhookTargets } from './webhooks/targets.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { readInstallationId } from './installation/installation-id.js';
+import { redactedUrl } from './db/connection-errors.js';
+import { jsonStartupReport, type StartupReport } from './startup-report.js';
 import { type DataDirLock, lockDataDir } from './installation/data-dir-lock.js';
 import { WarmPoolKeeper } from './reconciler/warm-pool-keeper.js';
 import { recordEngineHealth } from './reconciler/record-engine-health.js';
@@ -49,6 +51,8 @@ export interface SandboxServerDependencies {
   checkAlive: ReconcilerOptions['checkAlive'];
   /** Who the dockerd at a URL says it is, so one is not registered twice; default `docker info`. */
   engineIdentity: EngineIdentity;
+  /** How start-up is shown; default JSON log lines (main.ts shows a terminal progress and summary instead). */
+  report: StartupReport;
 }
 
 export interface RunningSandboxServer {
@@ -98,6 +102,9 @@ export async function startSandboxServer(
 
 async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxServerDependencies>, lock: DataDirLock | undefined): Promise<RunningSandboxServer> {
   const log = logger.child({ component: 'sandbox-server' });
+  const report = dependencies.report ?? jsonStartupReport(log);
+  const databaseName = config.DATABASE_URL ? `PostgreSQL at ${redactedUrl(config.DATABASE_URL)}` : `PGlite in ${join(config.DATA_DIR, 'pglite')}`;
+  report.step(`opening the database (${databaseName}) and applying its migrations`);
   const database = await openDatabase(
     config.DATABASE_URL
       ? { url: config.DATABASE_URL, queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 }
@@ -107,6 +114,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
   let installationId: string;
   try {
     installationId = await readInstallationId(database.db);
+    report.step('registering the Docker engines');
     await registerConfiguredEngines(database.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env), engineIdentity);
   } catch (error) {
     await database.close();
@@ -169,8 +177,12 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     onRemoved: (engine) => runtimeProbes.forget(engine),
   });
   await engines.sync();
+  report.step('asking the engines for their runtimes and probing them');
+  const engineRuntimes = await Promise.all(
+    engines.handles().map(async (handle) => ({ name: handle.row.name, dockerUrl: handle.row.dockerUrl, runtimes: await handle.runtime.runtimes().catch(() => null) })),
+  );
   const [firstEngine] = engines.handles();
-  const listedRuntimes = firstEngine ? await firstEngine.runtime.runtimes().catch(() => null) : null;
+  const listedRuntimes = engineRuntimes[0]?.runtimes ?? null;
   const failedRuntimes = failedProbes(firstEngine ? await runtimeProbes.probe(firstEngine.row.name, firstEngine.runtime) : []);
   const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, listedRuntimes, failedRuntimes);
   if (defaultRuntime.refusal) {
@@ -326,17 +338,17 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
   if (config.SANDBOX_SERVER_API_KEYS.length + config.SANDBOX_SERVER_ADMIN_KEYS.length === 0) {
     log.warn('authentication is off: SANDBOX_SERVER_API_KEYS is not set, so anyone who can reach this address controls the sandboxes');
   }
-  log.info(
-    {
-      url,
-      database: database.driver,
-      instance: config.SANDBOX_SERVER_INSTANCE,
-      installation: installationId,
-      replica,
-      replicas: database.driver === 'postgres' ? 'any number on this database' : 'this one only: set DATABASE_URL to run several',
-    },
-    'sandbox-server listening',
-  );
+  report.ready({
+    url,
+    database: databaseName,
+    installation: installationId,
+    instance: config.SANDBOX_SERVER_INSTANCE,
+    replica,
+    replicas: database.driver === 'postgres' ? 'any number on this database' : 'this one only: set DATABASE_URL to run several',
+    engines: engineRuntimes,
+    defaultRuntime: defaultRuntime.runtime,
+    auth: config.SANDBOX_SERVER_API_KEYS.length + config.SANDBOX_SERVER_ADMIN_KEYS.length > 0,
+  });
 
   // Requests are answered while images build; sandboxes asked for meanwhile are created by their
   // engine's reconciler, which starts once the image is on that engine (see agentServerImages). A
