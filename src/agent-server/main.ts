@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
 import { lookupAgentUser } from './agent-user.js';
 import { ConfigError, HELP, parseConfig, type AgentServerConfig } from './config.js';
+import { loadInitialEnv } from './initial-env.js';
 
 /** How long shutdown waits for open connections (WebSocket streams included) before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -27,6 +28,13 @@ function readConfig(): AgentServerConfig {
 }
 
 async function main(): Promise<void> {
+  // Before the settings: a spec's initial_env may set them, as it did from the environment.
+  try {
+    await loadInitialEnv(process.env);
+  } catch (error) {
+    process.stderr.write(`agent-server: cannot read the spec's initial environment: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
   const config = readConfig();
   // Loaded only once the settings are checked: the logger reads LOG_LEVEL as it loads.
   const [{ serve }, { logger }, { createAgentServerApp }] = await Promise.all([

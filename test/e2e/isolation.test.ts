@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
@@ -144,6 +145,25 @@ describe.runIf(docker)('sandbox isolation on Docker', () => {
       expect((await fetch(`${neighbour.agentUrl}/api/conversations/count`, { headers: { 'X-Session-API-Key': wrong } })).status).toBe(401);
     }
   });
+
+  it.each(['runc', 'runsc'] as const)("gives a spec's initial_env to the agent's processes only, never where the %s agent reads other processes' or root's", async (runtime) => {
+    const token = `token-${randomBytes(12).toString('hex')}`;
+    const sandbox = await startSandbox({ id: `env-${runtime}-${cp.instanceId}`, image: E2E_IMAGE, runtime, initial_env: { PROBE_TOKEN: token } });
+    // Meant for the agent's shell: there it is.
+    expect(await stdoutIn(sandbox.id, 'echo "$PROBE_TOKEN"')).toBe(`${token}\n`);
+    // Not in any other process's environment the agent can read (gVisor lets it read root's), nor
+    // in any file it can read; the file it came in is root's alone.
+    const others = await stdoutIn(
+      sandbox.id,
+      'for p in /proc/[0-9]*; do [ "$(stat -c %U $p)" = openhands ] || tr "\\0" "\\n" < $p/environ; done 2>/dev/null; echo read',
+    );
+    expect(others).toMatch(/read\n$/);
+    expect(others).not.toContain(token);
+    expect(await stdoutIn(sandbox.id, `grep -rsl --exclude-dir=proc --exclude-dir=sys -F '${token}' / ; echo searched`)).toBe('searched\n');
+    expect(await stdoutIn(sandbox.id, 'cat /etc/sandbox-server/initial-env.json 2>&1; echo')).toMatch(/Permission denied/);
+    // Read as root, the agent-server's and init's environments hold it neither.
+    expect(await asRootIn(sandbox.id, 'tr "\\0" "\\n" < /proc/1/environ; for p in $(pgrep -f agent-server.js); do tr "\\0" "\\n" < /proc/$p/environ; done; echo read')).not.toContain(token);
+  }, 120_000);
 
   /** The sandbox's one network: its own address there, and the host's (the bridge gateway). */
   async function networkOf(sandboxId: string): Promise<{ name: string; address: string; gateway: string }> {

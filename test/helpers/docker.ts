@@ -27,6 +27,7 @@ export function containerRequest(overrides: Partial<ContainerRequest> = {}): Con
     image: TEST_BASE_IMAGE,
     command: ALIVE_SERVER_COMMAND,
     env: {},
+    initialEnv: {},
     workingDir: '/workspace',
     exposedPorts: [{ name: 'AGENT_SERVER', container_port: 8000 }],
     cpus: null,

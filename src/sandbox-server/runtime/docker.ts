@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 import { CONTAINER_STATES, type ContainerState } from '../../contracts/container.js';
@@ -29,6 +30,8 @@ import { LABEL_SPARE_NETWORK, SpareNetworks } from './docker-spare-networks.js';
 import { createMemoryWatchdog } from './docker-memory-watchdog.js';
 import { agentProcessLimit } from './agent-process-limit.js';
 import { probeRuntimeOn } from './docker-runtime-probe.js';
+import { tarOf } from './tar.js';
+import { INITIAL_ENV_FILE } from '../../contracts/agent-server/initial-env.js';
 import { imageIdOn } from '../image/image-id.js';
 
 export interface DockerRuntimeOptions {
@@ -184,9 +187,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     const spare = spares.take(request.sandboxId, request.network.access);
     const network = spare ?? (await ensureNetwork(request));
     let containerId: string;
+    const initialEnvFile = Object.keys(request.initialEnv).length > 0 && (await runsAgentServer(request.image));
+    const env = initialEnvFile ? request.env : { ...request.initialEnv, ...request.env };
     try {
       const container = await docker.createContainer(
-        createOptionsFor(request, owner, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare), logRotation),
+        createOptionsFor({ ...request, env }, owner, network, publishHost, spare === undefined ? {} : spares.containerLabels(spare), logRotation),
       );
       containerId = container.id;
     } catch (error) {
@@ -195,10 +200,39 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
       // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
       throw toRuntimeError(error, 'create', [400, 404]);
     }
+    if (initialEnvFile) await putInitialEnv(docker.getContainer(containerId), request.initialEnv);
     await start(containerId);
     const observation = await inspect(containerId);
     if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
     return observation;
+  }
+
+  /** Whether the image runs our agent-server (it carries the label of the image we build). */
+  async function runsAgentServer(image: string): Promise<boolean> {
+    try {
+      return (await docker.getImage(image).inspect()).Config?.Labels?.[LABEL_AGENT_SERVER_VERSION] !== undefined;
+    } catch (error) {
+      // A missing image fails the create that follows, saying so.
+      if (statusCodeOf(error) === 404) return false;
+      throw toRuntimeError(error, 'image inspect');
+    }
+  }
+
+  /**
+   * Writes the spec's initial_env where only root reads it (INITIAL_ENV_FILE), before the container
+   * starts; a container that cannot take it is removed, and the next pass creates it again.
+   */
+  async function putInitialEnv(container: Docker.Container, initialEnv: Record<string, string>): Promise<void> {
+    const archive = tarOf([
+      { path: `${dirname(INITIAL_ENV_FILE).slice(1)}/`, mode: 0o700 },
+      { path: INITIAL_ENV_FILE.slice(1), mode: 0o600, content: Buffer.from(JSON.stringify(initialEnv)) },
+    ]);
+    try {
+      await container.putArchive(archive, { path: '/' });
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw toRuntimeError(error, 'put initial environment');
+    }
   }
 
   /** The container that won a name conflict, if it is this sandbox's and ours. */

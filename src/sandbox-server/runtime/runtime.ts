@@ -68,6 +68,12 @@ export interface ContainerRequest {
   image: string;
   command: string[] | null;
   env: Record<string, string>;
+  /**
+   * The spec's initial_env. For an image of our agent-server it goes to a file only root reads
+   * (INITIAL_ENV_FILE), never the container's environment, which gVisor shows the agent; other
+   * images get it in their environment.
+   */
+  initialEnv: Record<string, string>;
   workingDir: string;
   exposedPorts: { name: string; container_port: number }[];
   cpus: number | null;

@@ -148,6 +148,7 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
       image: TEST_BASE_IMAGE,
       command: ALIVE_SERVER_COMMAND,
       env: {},
+      initialEnv: {},
       workingDir: '/workspace',
       exposedPorts: [],
       cpus: null,
