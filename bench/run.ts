@@ -4,6 +4,8 @@
  */
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   events: () => import('./events.js'),
+  // Needs DATABASE_URL.
+  followers: () => import('./followers.js'),
   // Needs `npm run build`.
   restart: () => import('./restart.js'),
   api: () => import('./api.js'),

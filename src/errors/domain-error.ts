@@ -22,7 +22,9 @@ export type ErrorCode =
   /** We waited as long as the caller allowed and the work is not done. */
   | 'timeout'
   /** The request body is larger than the server accepts. */
-  | 'too_large';
+  | 'too_large'
+  /** The caller has as many of something open as it may (e.g. event streams). */
+  | 'too_many';
 
 /** The part of a request a value came in, named as OpenAPI names a parameter's `in` (plus the body). */
 export type InputPart = 'body' | 'query' | 'path' | 'header' | 'cookie';
@@ -114,6 +116,12 @@ export class TimedOutError extends DomainError {
 export class RequestBodyTooLargeError extends DomainError {
   constructor(maxBytes: number) {
     super('too_large', `Request body is larger than ${maxBytes} bytes`);
+  }
+}
+
+export class TooManyError extends DomainError {
+  constructor(message: string) {
+    super('too_many', message);
   }
 }
 

@@ -30,6 +30,7 @@ const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
   unavailable: 503,
   timeout: 504,
   too_large: 413,
+  too_many: 429,
 };
 
 export function statusOf(code: ErrorCode): ContentfulStatusCode {

@@ -19,6 +19,9 @@ import { createProxyFastPath } from './proxy/fast-path.js';
 import { TargetCache } from './proxy/target-cache.js';
 import { registerAppConversationRoutes } from './routes/app-conversations/index.js';
 import type { EventFeed } from './lifecycle-events/event-feed.js';
+import { EventTail } from './lifecycle-events/event-tail.js';
+import { StreamLimit } from './lifecycle-events/stream-limit.js';
+import { logger } from '../logger.js';
 import { registerEventRoutes } from './routes/events/index.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { createWebhookTargets, type WebhookTargets } from './webhooks/targets.js';
@@ -42,6 +45,8 @@ export interface SandboxServerAppOptions {
   apiKeys: readonly string[];
   /** Keys that may also administer the fleet (see auth.ts). */
   adminKeys?: readonly string[];
+  /** Lifecycle event streams one key may have open at once; default 100. */
+  maxEventStreamsPerKey?: number;
   /** Where webhooks may send; default: public addresses only, by the system resolver. */
   webhookTargets?: WebhookTargets;
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
@@ -174,7 +179,10 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSnapshotRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);
   registerAppConversationRoutes(app, routeDeps);
-  registerEventRoutes(app, { ctx: { ...ctx, feed: options.events }, upgradeWebSocket });
+  registerEventRoutes(app, {
+    ctx: { ...ctx, feed: options.events, tail: new EventTail(options.db, options.events, logger), streams: new StreamLimit(options.maxEventStreamsPerKey ?? 100) },
+    upgradeWebSocket,
+  });
   registerWebhookRoutes(app, { db: ctx.db, webhookTargets: options.webhookTargets ?? createWebhookTargets({ allowedHosts: [] }) });
   registerEngineRoutes(app, ctx);
   registerMetricsRoute(app, metrics);

@@ -259,6 +259,11 @@ export const CONFIG_VARIABLES = {
     default: '',
     help: 'Comma-separated webhook URL hosts (names or addresses, as written in the URL) that may be loopback, private, link-local or this machine; only admin keys may point webhooks at them. Others must resolve to public addresses only.',
   }),
+  MAX_EVENT_STREAMS_PER_KEY: variable({
+    schema: integer(1, 100_000),
+    default: '100',
+    help: 'Lifecycle event streams (SSE and WebSocket) one API key may have open at once; one more gets 429.',
+  }),
   LOG_LEVEL: variable({ schema: z.enum(LOG_LEVELS), default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` }),
 };
 

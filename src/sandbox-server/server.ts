@@ -266,6 +266,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     apiKeys: config.SANDBOX_SERVER_API_KEYS,
     adminKeys: config.SANDBOX_SERVER_ADMIN_KEYS,
     webhookTargets,
+    maxEventStreamsPerKey: config.MAX_EVENT_STREAMS_PER_KEY,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, failed: failedRuntimes, firewallProblem },

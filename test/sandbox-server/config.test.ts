@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       SANDBOX_SERVER_API_KEYS: [],
       SANDBOX_SERVER_ADMIN_KEYS: [],
       WEBHOOK_ALLOWED_HOSTS: [],
+      MAX_EVENT_STREAMS_PER_KEY: 100,
       ALLOWED_HOSTS: [],
       CORS_ORIGINS: [],
       MAX_RUNNING_SANDBOXES: 10,

@@ -60,6 +60,8 @@ export async function openTestApp(
     apiKeys?: string[];
     /** Default [ADMIN_KEY]. */
     adminKeys?: string[];
+    /** MAX_EVENT_STREAMS_PER_KEY. */
+    maxEventStreamsPerKey?: number;
     /** Where webhooks may go; default: public addresses, and no name resolves but localhost (tests ask no DNS server). */
     webhookTargets?: WebhookTargets;
     runtimes?: EngineRuntimes;
@@ -86,6 +88,7 @@ export async function openTestApp(
     },
     apiKeys: options.apiKeys ?? [API_KEY],
     adminKeys: options.adminKeys ?? [ADMIN_KEY],
+    ...(options.maxEventStreamsPerKey !== undefined && { maxEventStreamsPerKey: options.maxEventStreamsPerKey }),
     webhookTargets: options.webhookTargets ?? createWebhookTargets({ allowedHosts: [], resolve: resolveOnly({ localhost: '127.0.0.1' }) }),
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
     ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),

@@ -16,6 +16,12 @@ export function filterConditions(filter: EventFilter): SQL[] {
   return conditions;
 }
 
+/** Whether an event passes the filter: the conditions above, in memory. */
+export function matchesFilter(filter: EventFilter, event: LifecycleEvent): boolean {
+  if (filter.types && filter.types.length > 0 && !filter.types.includes(event.type)) return false;
+  return filter.sandboxId === undefined || event.sandbox_id === filter.sandboxId;
+}
+
 /** Events after `afterId` that match the filter. */
 export function afterCondition(filter: EventFilter, afterId: number): SQL | undefined {
   return and(gt(lifecycleEvents.id, afterId), ...filterConditions(filter));

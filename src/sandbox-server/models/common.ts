@@ -41,6 +41,7 @@ export function errorResponses<const S extends number>(...statuses: S[]) {
     403: 'The key may not do this (an admin key is needed)',
     404: 'Not found',
     409: 'Conflict with the current state',
+    429: 'Too many open at once for this API key',
   };
   const responses = {} as Record<S | 422, { description: string; content: { 'application/json': { schema: z.ZodType } } }>;
   for (const status of statuses) {

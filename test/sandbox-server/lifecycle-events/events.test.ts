@@ -5,14 +5,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { lifecycleEvents } from '../../../src/sandbox-server/db/schema.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
+import { EventTail } from '../../../src/sandbox-server/lifecycle-events/event-tail.js';
 import { followEvents } from '../../../src/sandbox-server/lifecycle-events/follow-events.js';
+import { logger } from '../../../src/logger.js';
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
 import { deleteEventsBefore } from '../../../src/sandbox-server/lifecycle-events/retention.js';
 import { LifecycleEventPageSchema, LifecycleEventSchema, type LifecycleEvent } from '../../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { readAnswer, ValidationErrorSchema } from '../../helpers/answer.js';
 import { testDrivers } from '../../helpers/database.js';
-import { API_KEY, openTestApp, type TestApp } from '../harness.js';
+import { ADMIN_KEY, API_KEY, openTestApp, type TestApp } from '../harness.js';
 import { SseReader } from './sse.js';
 
 const auth = { authorization: `Bearer ${API_KEY}` };
@@ -187,7 +189,7 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
     });
 
     it('filters by sandbox and type', async () => {
-      const stream = new SseReader((await openStream('?type=sandbox.paused&after_event_id=0')).body as ReadableStream<Uint8Array>);
+      const stream = new SseReader((await openStream('?type=sandbox.paused')).body as ReadableStream<Uint8Array>);
       const a = await startSandbox();
       const b = await startSandbox();
       await recordStatus(a, 'STARTING', 'RUNNING');
@@ -197,6 +199,42 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
       const ofA = new SseReader((await openStream(`?sandbox_id=${a}&after_event_id=0`)).body as ReadableStream<Uint8Array>);
       expect((await ofA.take(2)).map((m) => m.data.type)).toEqual(['sandbox.created', 'sandbox.running']);
       await ofA.cancel();
+    });
+
+    it('lets each key have MAX_EVENT_STREAMS_PER_KEY streams open, answering 429 past it, and takes one again once closed', async () => {
+      const capped = await openTestApp(driver, { maxEventStreamsPerKey: 2 });
+      const cappedServer = await new Promise<ServerType>((resolve) => {
+        const listening = serve({ fetch: capped.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(listening));
+      });
+      const url = `http://127.0.0.1:${(cappedServer.address() as AddressInfo).port}/api/v1/events/stream`;
+      const open = (key: string) => fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      try {
+        const streams = [await open(API_KEY), await open(API_KEY)];
+        expect(streams.map((response) => response.status)).toEqual([200, 200]);
+        const refused = await open(API_KEY);
+        expect(refused.status).toBe(429);
+        expect(await refused.json()).toEqual({
+          detail: 'This API key has 2 lifecycle event streams open, as many as MAX_EVENT_STREAMS_PER_KEY allows; close one first',
+        });
+        // Another key has streams of its own.
+        const other = await open(ADMIN_KEY);
+        expect(other.status).toBe(200);
+        await other.body?.cancel();
+        await streams[0]?.body?.cancel();
+        await expect.poll(async () => {
+          const again = await open(API_KEY);
+          await again.body?.cancel();
+          return again.status;
+        }).toBe(200);
+        // Every stream still gets the events, from the one tail they share.
+        const live = new SseReader(streams[1]?.body as ReadableStream<Uint8Array>);
+        const created = await capped.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
+        expect((await live.take(1)).map((m) => m.data.sandbox_id)).toEqual([created.body.id]);
+        await live.cancel();
+      } finally {
+        cappedServer.close();
+        await capped.close();
+      }
     });
 
     it('answers 422 for a bad Last-Event-ID or filter', async () => {
@@ -247,7 +285,7 @@ describe.each(testDrivers)('lifecycle events (%s)', (driver) => {
     const seen: number[] = [];
     const WRITERS = 12;
     const reading = (async () => {
-      for await (const event of followEvents({ db: t.handle.db, feed, filter: {}, afterId: 0, signal: abort.signal })) {
+      for await (const event of followEvents({ db: t.handle.db, feed, tail: new EventTail(t.handle.db, feed, logger), filter: {}, afterId: 0, signal: abort.signal })) {
         seen.push(Number(event.id));
         if (seen.length === WRITERS) abort.abort();
       }

@@ -1,6 +1,7 @@
 import type { WSContext } from 'hono/ws';
 import { RequestValidationError, invalidValuesFromZod } from '../../../errors/index.js';
 import { logger } from '../../../logger.js';
+import { callerOf } from '../../auth.js';
 import { StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
 import { followLifecycleEvents } from '../../services/lifecycle-events/follow-lifecycle-events.js';
 import { requireUpgrade } from '../websocket-route.js';
@@ -24,6 +25,7 @@ export const registerEventSocket: EventRouteRegistrar = (app, deps) => {
       sandboxId: query.sandbox_id,
       afterEventId: query.after_event_id,
       signal: abort.signal,
+      keyId: callerOf(c).keyId,
     });
     return deps.upgradeWebSocket(c, {
       onOpen(_event, ws: WSContext) {

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { logger } from '../../../logger.js';
+import { callerOf } from '../../auth.js';
 import { errorResponses } from '../../models/common.js';
 import { LastEventIdHeaderSchema, StreamEventsQuerySchema } from '../../models/lifecycle-event.js';
 import { followLifecycleEvents } from '../../services/lifecycle-events/follow-lifecycle-events.js';
@@ -21,7 +22,7 @@ const route = createRoute({
   request: { query: StreamEventsQuerySchema, headers: LastEventIdHeaderSchema },
   responses: {
     200: { description: 'An endless stream of events', content: { 'text/event-stream': { schema: z.string() } } },
-    ...errorResponses(401),
+    ...errorResponses(401, 429),
   },
 });
 
@@ -36,6 +37,7 @@ export const registerStreamEvents: EventRouteRegistrar = (app, deps) => {
       lastEventId: headers['last-event-id'],
       afterEventId: query.after_event_id,
       signal: abort.signal,
+      keyId: callerOf(c).keyId,
     });
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => abort.abort());
