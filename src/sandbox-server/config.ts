@@ -122,6 +122,11 @@ export const CONFIG_VARIABLES = {
     default: '10',
     help: 'How often the disk use of each running sandbox with a disk limit is measured; a sandbox can overshoot its limit by what it writes in this time.',
   }),
+  SNAPSHOT_MAX_MB: variable({
+    schema: integer(0, 10_485_760),
+    default: '10240',
+    help: 'A sandbox holding more than this, in MB (writable layer and data volume), is refused a snapshot (422) before anything is copied; 0: no limit.',
+  }),
   SANDBOX_LOG_MAX_MB: variable({
     schema: integer(1, 10_240),
     default: '10',

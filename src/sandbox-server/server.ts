@@ -276,6 +276,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     snapshots: {
       runtimeOf: (engine) => engines.runtimeOf(engine),
       hold: (sandboxId, work) => holdSandbox({ db: database.db, kick: (id) => engines.kick(id) }, sandboxId, work),
+      maxMb: config.SNAPSHOT_MAX_MB || undefined,
     },
     maxRequestBodyBytes: config.MAX_REQUEST_BODY_MB * 1024 * 1024,
     metrics,

@@ -12,6 +12,8 @@ import {
   RuntimeError,
   type SandboxRuntime,
   type SnapshotObservation,
+  type SnapshotRequest,
+  SnapshotTooLargeError,
 } from './runtime.js';
 
 export interface DockerSnapshotOptions {
@@ -32,6 +34,36 @@ type SnapshotVerbs = Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'remove
 const COPY_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
 /** Copies the volume at /from into /to, then prints the copy's size in bytes. */
 const COPY_SCRIPT = 'cp -a /from/. /to/ && du -sb /to';
+/** Exit status of PRECOPY_SCRIPT for a volume over LIMIT_KB; nothing was copied. */
+const TOO_LARGE_EXIT = 3;
+/**
+ * The first pass, while the sandbox runs: refuses a volume over LIMIT_KB (when set; counted as the
+ * disk limit's watchdog counts it, `du -skx`) before copying anything, else copies it all.
+ */
+const PRECOPY_SCRIPT = `set -e
+if [ -n "$LIMIT_KB" ]; then held=$(du -skx /from | cut -f1); if [ "$held" -gt "$LIMIT_KB" ]; then echo "$held"; exit ${TOO_LARGE_EXIT}; fi; fi
+cp -a /from/. /to/`;
+/**
+ * The second pass, while the sandbox is paused: makes /to what /from is now, from the first
+ * pass's copy. It removes what is gone from /from or changed kind (file, directory, link, or a
+ * link's target), then copies what is missing or newer (`cp -a` kept each file's mtime, so a file
+ * written since has a newer one), then prints the copy's size in bytes.
+ */
+const SYNC_SCRIPT = `set -e
+cd /to
+find . -mindepth 1 -depth -exec sh -c '
+for f; do
+  s="/from/\${f#./}"
+  if [ -L "$s" ] || [ -L "$f" ]; then
+    { [ -L "$s" ] && [ -L "$f" ] && [ "$(readlink "$s")" = "$(readlink "$f")" ]; } || rm -rf "$f"
+  elif [ -d "$s" ] || [ -d "$f" ]; then
+    { [ -d "$s" ] && [ -d "$f" ]; } || rm -rf "$f"
+  elif [ ! -e "$s" ]; then
+    rm -rf "$f"
+  fi
+done' sh {} +
+cp -a -u /from/. /to/
+du -sb /to`;
 
 export function snapshotImageFor(snapshotId: string): string {
   return `sandbox-server/snapshot:${snapshotId}`;
@@ -43,26 +75,38 @@ export function snapshotVolumeFor(snapshotId: string): string {
 
 /**
  * Snapshots on Docker: `docker commit` of the container (the engine leaves volumes out of it) and a
- * copy of the data volume into a new labelled volume, both while the container is paused so that
- * the files and the event log are of one instant. Image and volume carry the instance and snapshot
+ * copy of the data volume into a new labelled volume, of one instant so that the files and the
+ * event log agree. The volume is copied in two passes: all of it while the container runs, then,
+ * with the container paused for the commit, only what changed since; so the pause lasts as long
+ * as the commit and the changes, not the whole copy. Image and volume carry the instance and snapshot
  * labels, so that they are found again after a restart and swept when no snapshot row claims them.
  */
 export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotVerbs {
   const { docker, instanceId, owner } = options;
 
   /**
-   * Runs the trusted copy helper, without network, from one volume into a new one it creates with
-   * `labels`; answers the size. The helper and the new volume carry our instance label from the
-   * start, so that a crash at any point leaves nothing the reconciler's sweep cannot find.
+   * Runs the trusted copy helper's `script`, without network, from one volume into another, which
+   * it creates with `to.labels` unless it exists; answers its exit status and
+   * output. The helper and the new volume carry our instance label from the start, so that a
+   * crash at any point leaves nothing the reconciler's sweep cannot find.
    */
-  async function copyVolume(from: string, to: { name: string; labels: Record<string, string> }, snapshotId: string): Promise<number> {
+  async function runCopyHelper(
+    from: string,
+    to: { name: string; labels: Record<string, string> },
+    snapshotId: string,
+    script: string,
+    env: string[] = [],
+  ): Promise<{ statusCode: number; output: string }> {
     if (!options.copyImage) throw new RuntimeError('no image is configured to copy volumes with', true);
+    // An existing volume is mounted as it is: the engine applies these only when it creates one.
+    const volumeOptions = { NoCopy: true, Labels: { ...to.labels, ...owner }, DriverConfig: { Name: 'local', Options: {} } };
     let helper: Docker.Container;
     try {
       helper = await docker.createContainer({
         Image: options.copyImage,
-        Entrypoint: ['sh', '-c', COPY_SCRIPT],
+        Entrypoint: ['sh', '-c', script],
         Cmd: [],
+        Env: env,
         User: '0:0',
         WorkingDir: '/',
         NetworkDisabled: true,
@@ -71,12 +115,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
           NetworkMode: 'none',
           Mounts: [
             { Type: 'volume', Source: from, Target: '/from', ReadOnly: true },
-            {
-              Type: 'volume',
-              Source: to.name,
-              Target: '/to',
-              VolumeOptions: { NoCopy: true, Labels: { ...to.labels, ...owner }, DriverConfig: { Name: 'local', Options: {} } },
-            },
+            { Type: 'volume', Source: to.name, Target: '/to', VolumeOptions: volumeOptions },
           ],
           CapDrop: ['ALL'],
           CapAdd: COPY_CAPABILITIES,
@@ -91,15 +130,43 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
       await helper.start();
       const { StatusCode } = (await helper.wait()) as { StatusCode: number };
       const output = demultiplexLogs(Buffer.from(await helper.logs({ stdout: true, stderr: true, follow: false }))).trim();
-      if (StatusCode !== 0) throw new RuntimeError(`copying volume ${from} failed (exit ${StatusCode}): ${output}`, false);
-      const bytes = Number.parseInt(output.split('\n').at(-1) ?? '', 10);
-      return Number.isFinite(bytes) ? bytes : 0;
+      return { statusCode: StatusCode, output };
     } catch (error) {
-      if (error instanceof RuntimeError) throw error;
       throw toRuntimeError(error, 'copy volume');
     } finally {
       await helper.remove({ force: true }).catch(() => undefined);
     }
+  }
+
+  /** Runs a copy helper's `script` that must succeed and print a size in bytes last; answers it. */
+  async function copyVolume(from: string, to: { name: string; labels: Record<string, string> }, snapshotId: string, script = COPY_SCRIPT): Promise<number> {
+    const { statusCode, output } = await runCopyHelper(from, to, snapshotId, script);
+    if (statusCode !== 0) throw new RuntimeError(`copying volume ${from} failed (exit ${statusCode}): ${output}`, false);
+    const bytes = Number.parseInt(output.split('\n').at(-1) ?? '', 10);
+    return Number.isFinite(bytes) ? bytes : 0;
+  }
+
+  /**
+   * The first pass of a snapshot's volume copy, while the sandbox runs; refuses one whose
+   * writable layer (`writableBytes`) and volume together hold more than `maxBytes`.
+   */
+  async function precopyVolume(request: SnapshotRequest, to: { name: string; labels: Record<string, string> }, writableBytes: number): Promise<void> {
+    const { maxBytes } = request;
+    if (maxBytes !== undefined && writableBytes > maxBytes) throw new SnapshotTooLargeError(writableBytes, maxBytes);
+    const env = maxBytes === undefined ? [] : [`LIMIT_KB=${Math.floor((maxBytes - writableBytes) / 1024)}`];
+    const { statusCode, output } = await runCopyHelper(request.dataVolume, to, request.snapshotId, PRECOPY_SCRIPT, env);
+    if (statusCode === TOO_LARGE_EXIT && maxBytes !== undefined) {
+      throw new SnapshotTooLargeError(writableBytes + Number.parseInt(output.split('\n').at(-1) ?? '0', 10) * 1024, maxBytes);
+    }
+    if (statusCode !== 0) throw new RuntimeError(`copying volume ${request.dataVolume} failed (exit ${statusCode}): ${output}`, false);
+  }
+
+  /** The bytes the container changed, what a commit of it holds. */
+  async function writableBytesOf(container: Docker.Container): Promise<number> {
+    // `size` is a query flag the types lack.
+    const sizeQuery = { size: true } as Docker.ContainerInspectOptions;
+    const { SizeRw } = (await container.inspect(sizeQuery)) as Docker.ContainerInspectInfo & { SizeRw?: number };
+    return SizeRw ?? 0;
   }
 
   async function removeImage(image: string): Promise<void> {
@@ -137,12 +204,14 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
       const container = docker.getContainer(request.containerId);
       const image = snapshotImageFor(request.snapshotId);
       const volume = snapshotVolumeFor(request.snapshotId);
-      const wasRunning = await pauseIfRunning(container);
+      const labels = { ...owner, [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+      const volumeLabels = { [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+      let wasRunning = false;
       try {
-        // `size` (the bytes the container changed, what the commit will hold) is a query flag the types lack.
-        const sizeQuery = { size: true } as Docker.ContainerInspectOptions;
-        const { SizeRw } = (await container.inspect(sizeQuery)) as Docker.ContainerInspectInfo & { SizeRw?: number };
-        const labels = { ...owner, [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+        await precopyVolume(request, { name: volume, labels: volumeLabels }, await writableBytesOf(container));
+        // Paused only for the consistent cut: the commit and what changed since the first pass.
+        wasRunning = await pauseIfRunning(container);
+        const writableBytes = await writableBytesOf(container);
         const [repo, tag] = image.split(':') as [string, string];
         await container.commit({
           repo,
@@ -152,9 +221,8 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
             .map(([key, value]) => `${key}=${value}`)
             .join(' ')}`,
         });
-        const volumeLabels = { [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
-        const volumeBytes = await copyVolume(request.dataVolume, { name: volume, labels: volumeLabels }, request.snapshotId);
-        return { image, volume, sizeBytes: (SizeRw ?? 0) + volumeBytes };
+        const volumeBytes = await copyVolume(request.dataVolume, { name: volume, labels: volumeLabels }, request.snapshotId, SYNC_SCRIPT);
+        return { image, volume, sizeBytes: writableBytes + volumeBytes };
       } catch (error) {
         await Promise.allSettled([removeImage(image), removeVolume(volume)]);
         if (error instanceof RuntimeError) throw error;

@@ -122,7 +122,10 @@ export interface SnapshotRequest {
   specId: string;
   containerId: string;
   dataVolume: string;
+  /** Refuse (SnapshotTooLargeError) a sandbox holding more than this, before copying; absent, no limit. */
+  maxBytes?: number;
 }
+
 
 /** Where a snapshot lives in the engine: an image of the container's files, a copy of its data volume. */
 export interface SnapshotArtifacts {
@@ -171,6 +174,17 @@ export class RuntimeError extends Error {
   ) {
     super(message);
     this.name = 'RuntimeError';
+  }
+}
+
+/** A sandbox too large to snapshot: refused before anything was copied. */
+export class SnapshotTooLargeError extends RuntimeError {
+  constructor(
+    readonly heldBytes: number,
+    readonly maxBytes: number,
+  ) {
+    const mb = (bytes: number) => Math.ceil(bytes / (1024 * 1024)).toLocaleString('en-US');
+    super(`the sandbox holds ${mb(heldBytes)} MB (writable layer and data volume), over the snapshot limit of ${mb(maxBytes)} MB (SNAPSHOT_MAX_MB)`, true);
   }
 }
 

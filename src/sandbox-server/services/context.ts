@@ -52,6 +52,8 @@ export interface SnapshotEngine {
   /** The runtime of the engine a sandbox or snapshot is on. */
   runtimeOf(engine: string): Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'removeSnapshot' | 'removeVolume'>;
   hold<T>(sandboxId: string, work: () => Promise<T>): Promise<T>;
+  /** SNAPSHOT_MAX_MB: a sandbox holding more (writable layer and data volume) is refused; absent, no limit. */
+  maxMb?: number;
 }
 
 export interface EngineRuntimes {

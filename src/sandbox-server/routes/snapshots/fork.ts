@@ -16,7 +16,7 @@ const route = createRoute({
   },
   responses: {
     200: { description: 'The new sandbox', content: { 'application/json': { schema: SandboxInfoSchema } } },
-    ...errorResponses(401, 404, 409),
+    ...errorResponses(401, 404, 409, 422),
   },
 });
 

@@ -11,14 +11,15 @@ const route = createRoute({
   tags: ['Snapshots'],
   summary: "Snapshot a RUNNING or PAUSED sandbox: its container's files and its /data volume, at one instant",
   description:
-    'A running sandbox is paused for the time of the snapshot and then runs again; a paused one stays paused. Answers once the snapshot exists.',
+    'Its /data volume is first copied while it runs; a running sandbox is then paused only for the commit of its files and the copy of what changed in /data since, ' +
+    'and runs again; a paused one stays paused. Answers once the snapshot exists. A sandbox holding more than SNAPSHOT_MAX_MB (writable layer and /data) is refused with 422 before anything is copied.',
   request: {
     params: SandboxIdParamsSchema,
     body: { required: false, content: { 'application/json': { schema: TakeSnapshotRequestSchema } } },
   },
   responses: {
     201: { description: 'The new snapshot', content: { 'application/json': { schema: SnapshotInfoSchema } } },
-    ...errorResponses(401, 404, 409),
+    ...errorResponses(401, 404, 409, 422),
   },
 });
 

@@ -16,7 +16,8 @@ export interface TakeSnapshotInput {
 
 /**
  * Snapshots a RUNNING or PAUSED sandbox: its container's files and its data volume, at one instant
- * (the runtime pauses a running container around it, then lets it run again). The reconciler
+ * (the runtime pauses a running container only for the commit and the copy of what changed since
+ * a first copy made while it ran). One holding more than SNAPSHOT_MAX_MB is refused (422) first. The reconciler
  * leaves the sandbox alone meanwhile; the row and its `snapshot.created` event are written before
  * it looks again, so the sweep of unclaimed snapshot artifacts never sees this one unclaimed.
  * Unknown sandbox: 404; deleted, or not RUNNING or PAUSED (no container yet, or a broken one): 409.
@@ -36,6 +37,7 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
         specId: sandbox.specId,
         containerId: sandbox.containerId as string,
         dataVolume: dataVolumeNameFor(sandbox.id),
+        maxBytes: ctx.snapshots.maxMb === undefined ? undefined : ctx.snapshots.maxMb * 1024 * 1024,
       }),
     );
     try {
