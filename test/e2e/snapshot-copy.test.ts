@@ -48,7 +48,7 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
   const probeListing = async (volume: string): Promise<string> => {
     const helper = await engine.createContainer({
       Image: E2E_IMAGE,
-      Entrypoint: ['sh', '-c', "cd /v/probe && find . -mindepth 1 -printf '%P %y %s %l\\n' | sort && cat kept kind/inner"],
+      Entrypoint: ['sh', '-c', "cd /v/probe && find . -mindepth 1 -path ./many -prune -o -printf '%P %y %s %l\\n' | sort && ls many | wc -l && cat kept kind/inner"],
       Labels: { [LABEL_INSTANCE]: cp.instanceId },
       HostConfig: { NetworkMode: 'none', Mounts: [{ Type: 'volume', Source: volume, Target: '/v', ReadOnly: true }] },
     });
@@ -83,7 +83,7 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
     const [info] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${sandbox.id}`] } });
     container = engine.getContainer(info!.Id);
     await rootShell(
-      'mkdir -p /data/probe && cd /data/probe && head -c 150M /dev/zero > big && echo gone > gone && echo kept > kept && echo file > kind && ln -s /nowhere link',
+      'mkdir -p /data/probe/many && cd /data/probe && head -c 140M /dev/zero > big && head -c 10M /dev/zero | split -a 4 -b 4k - many/part && echo gone > gone && echo kept > kept && echo file > kind && ln -s /nowhere link',
     );
   }, 180_000);
   afterAll(async () => {
@@ -93,7 +93,8 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
 
   it('copies /data once while the sandbox runs, pauses it only for what changed since, and keeps those changes', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
-    // Changes made while the first pass copies: the pass may or may not see each; the paused pass must settle them.
+    // Changes made while the first pass copies (its 2,560 small files give them the time): the pass
+    // may or may not see each; the paused pass must settle them.
     const changing = (async () => {
       const events = (await engine.getEvents({ filters: { type: ['container'], event: ['start'], label: [LABEL_VOLUME_COPY, `${LABEL_INSTANCE}=${cp.instanceId}`] } })) as unknown as NodeJS.ReadableStream & { destroy(): void };
       for await (const _ of events) break;
@@ -125,7 +126,7 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
     // The snapshot holds /data as it was at the pause: the changes made during the first pass included.
     const copied = await probeListing(snapshotVolumeFor(taken.body.id));
     expect(copied).toBe(await probeListing(dataVolumeNameFor(sandbox.id)));
-    expect(copied).toContain('kept\nchanged\ninner\n');
+    expect(copied).toContain('2560\nkept\nchanged\ninner\n');
     expect(copied).not.toMatch(/^gone /m);
     expect(copied).toContain('link l 10 /elsewhere');
     const [sandboxNow] = (await cp.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`)).body as { status: string }[];
