@@ -63,11 +63,16 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('the file editor against
 
     const conversationId = randomUUID();
     const meta = `/data/conversations/${conversationId}/meta.json`;
-    const calls = (args: Record<string, unknown>) => ({ tool_calls: Array.from({ length: CALLS_PER_STEP }, () => ({ name: 'file_editor', arguments: args })) });
+    // Every call's arguments differ, or stuck detection would stop the agent as going round in circles.
+    const calls = (step: number, args: (call: number) => Record<string, unknown>) => ({
+      tool_calls: Array.from({ length: CALLS_PER_STEP }, (_, i) => ({ name: 'file_editor', arguments: args(step * CALLS_PER_STEP + i) })),
+    });
     const steps = RACES / CALLS_PER_STEP;
     const script = [
-      ...Array.from({ length: steps }, () => calls({ command: 'view', path: '/workspace/t' })),
-      ...Array.from({ length: steps }, () => calls({ command: 'str_replace', path: '/workspace/t', old_str: '"module"', new_str: '"pwned"' })),
+      ...Array.from({ length: steps }, (_, step) => calls(step, (call) => ({ command: 'view', path: '/workspace/t', view_range: [1, 2 + call] }))),
+      ...Array.from({ length: steps }, (_, step) =>
+        calls(step, (call) => ({ command: 'str_replace', path: '/workspace/t', old_str: '"module"', new_str: `"pwned-${call}"` })),
+      ),
       { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
     ];
     await upload('/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
