@@ -130,5 +130,6 @@ function streamSource(ctx: ConversationContext): EventStreamSource {
     eventLog: (conversationId) => findEventLog(ctx, conversationId),
     fullState: async (conversationId) => getConversation(ctx, conversationId),
     sendMessage: (conversationId, message) => sendSocketMessage(ctx, { conversationId, message }),
+    onLiveFrame: (conversationId, listener) => ctx.conversations.live.subscribe(conversationId, listener),
   };
 }

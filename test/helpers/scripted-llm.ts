@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicStream, chatStream, type SseFrame } from './scripted-llm-stream.js';
 import type { ChatMessage, ChatTool, RedactedThinkingBlock, ThinkingBlock } from '../../src/agent-server/agent/llm/index.js';
 
 /**
@@ -270,7 +271,11 @@ export async function startScriptedLlm(script: ScriptStep[], options: ScriptedLl
       await new Promise((resolve) => setTimeout(resolve, step.delayMs).unref());
       return play(step.then, request, res);
     }
-    if ('reply' in step) return send(res, 200, replyBody(request.format, step.reply, request.body.model));
+    if ('reply' in step) {
+      const whole = replyBody(request.format, step.reply, request.body.model);
+      const streamed = request.body.stream === true ? streamOf(request.format, whole) : null;
+      return streamed ? sendStream(res, streamed) : send(res, 200, whole);
+    }
     const body = step.body ?? { error: { message: `scripted failure ${step.status}`, type: 'scripted_error', code: null } };
     send(res, step.status, body, step.headers);
   }
@@ -325,6 +330,26 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   const isText = typeof body === 'string';
   res.writeHead(status, { 'content-type': isText ? 'text/plain' : 'application/json', ...headers });
   res.end(isText ? body : JSON.stringify(body));
+}
+
+/** The formats whose streaming the scripted LLM speaks; the others answer whole. */
+function streamOf(format: WireFormat, whole: unknown): SseFrame[] | null {
+  if (format === 'chat') return chatStream(whole);
+  if (format === 'anthropic') return anthropicStream(whole);
+  return null;
+}
+
+/** One write per frame, a macrotask apart, so that the client reads them as separate pieces. */
+async function sendStream(res: ServerResponse, frames: SseFrame[]): Promise<void> {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const frame of frames) {
+    if (res.destroyed) return;
+    const data = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data);
+    res.write(`${frame.event ? `event: ${frame.event}\n` : ''}data: ${data}\n\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end();
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

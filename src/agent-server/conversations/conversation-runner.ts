@@ -4,7 +4,7 @@ import { createAgentFs } from '../agent-fs/index.js';
 import type { Event, JsonValue, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
-import { createLlmClient, llmConfigFrom, type LlmConfig } from '../agent/llm/index.js';
+import { createLlmClient, llmConfigFrom, type LlmConfig, type LlmDelta } from '../agent/llm/index.js';
 import { createConversationTools } from '../agent/tools/index.js';
 import type { EventLog } from '../store/index.js';
 import type { ConversationMetadata } from './metadata.js';
@@ -17,6 +17,8 @@ import type { CallRecord } from '../agent/llm/usage-metrics.js';
 export interface RunnerAccounting {
   onStats(stats: ConversationStats): void;
   onCall(call: CallRecord): void;
+  /** A piece of the agent LLM's streamed answer, for the live subscribers. */
+  onDelta(delta: LlmDelta): void;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function createConversationRunner(
     stats: metadata.stats,
     onStats: accounting.onStats,
     onCall: accounting.onCall,
+    onDelta: llm.stream === true ? accounting.onDelta : undefined,
     maxBudgetPerTask: metadata.max_budget_per_task,
     stuckDetection: metadata.stuck_detection,
     onStateChange,

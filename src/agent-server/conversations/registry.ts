@@ -16,6 +16,7 @@
  * The registry is the state that outlives a request (open logs, running agent loops, pending
  * metadata writes); the verbs in ../services/ read and change it one request at a time.
  */
+import { LiveFrames, streamingDeltaEvent } from './live-frames.js';
 import type { AgentUser } from '../agent-user.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -63,6 +64,8 @@ export interface ConversationRegistryOptions {
 
 export class ConversationRegistry {
   private readonly conversations = new Map<string, Conversation>();
+  /** The pieces of streamed LLM answers, for the event sockets (never stored). */
+  readonly live = new LiveFrames();
   /** Deletes in progress by id: a new conversation under the same id waits for its directory. */
   private readonly removals = new Map<string, Promise<void>>();
   private lastActivityMs = Date.now();
@@ -216,7 +219,14 @@ export class ConversationRegistry {
           conversation.metadata,
           log,
           (key, value) => this.recordState(conversation, key, value),
-          { onStats: (stats) => this.recordStats(conversation, stats), onCall: this.onLlmCall },
+          {
+            onStats: (stats) => this.recordStats(conversation, stats),
+            onCall: this.onLlmCall,
+            onDelta: (delta) => {
+              const frame = streamingDeltaEvent(delta);
+              if (frame) this.live.publish(conversation.metadata.id, frame);
+            },
+          },
           this.agentUser,
         ),
       );

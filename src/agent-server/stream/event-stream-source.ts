@@ -8,4 +8,6 @@ export interface EventStreamSource {
   fullState(conversationId: string): Promise<unknown>;
   /** Queues a message a client sent over the socket (a SendMessageRequest) and runs the agent. */
   sendMessage(conversationId: string, message: unknown): Promise<void>;
+  /** Hears the frames sent live only (streamed LLM answers); returns the unsubscribe function. */
+  onLiveFrame(conversationId: string, listener: (frame: object) => void): () => void;
 }

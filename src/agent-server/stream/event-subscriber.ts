@@ -48,6 +48,15 @@ export class EventSubscriber {
     void this.pump();
   }
 
+  /**
+   * Sends a frame that is not in the log (a piece of a streamed LLM answer) at once. It is dropped
+   * while the socket is backed up: such pieces are a preview, and the final event follows in the log.
+   */
+  sendLive(frame: object): void {
+    if (!this.open || this.socket.bufferedAmount > this.limits.maxBufferedBytes) return;
+    this.socket.send(JSON.stringify(frame));
+  }
+
   /** Stops feeding the socket and lets go of the log. Safe to call more than once. */
   stop(): void {
     this.stopped = true;

@@ -100,6 +100,8 @@ function streamingEvents(
   limits: SubscriberLimits,
 ): WSEvents<WebSocket> {
   let subscriber: EventSubscriber | undefined;
+  let stopLive: (() => void) | undefined;
+  let closed = false;
   let delivered: Promise<void> = Promise.resolve();
   return {
     onOpen(_event, ws) {
@@ -107,7 +109,11 @@ function streamingEvents(
       const started = new EventSubscriber(ws.raw, log, cursor, limits, conversationId);
       subscriber = started;
       source.fullState(conversationId).then(
-        (state) => started.start(fullStateEvent(state)),
+        (state) => {
+          started.start(fullStateEvent(state));
+          if (closed) return;
+          stopLive = source.onLiveFrame(conversationId, (frame) => started.sendLive(frame));
+        },
         (error: unknown) => {
           logger.error({ err: error, conversationId }, 'event stream: could not read the conversation state');
           started.close(StreamCloseCode.internalError, 'could not read the conversation state');
@@ -119,6 +125,8 @@ function streamingEvents(
       delivered = delivered.then(() => deliverClientMessage(source, conversationId, event.data, ws.raw));
     },
     onClose() {
+      closed = true;
+      stopLive?.();
       subscriber?.stop();
     },
     onError(event) {

@@ -90,11 +90,6 @@ const REFUSALS: readonly Refusal[] = [
     msg: 'custom tokenizers are not supported: token counts come from the provider\'s usage report',
   },
   {
-    field: 'stream',
-    refuses: (llm) => llm.stream === true,
-    msg: 'streaming from the LLM is not supported yet; the agent answers with whole responses',
-  },
-  {
     field: 'modify_params',
     refuses: (llm) => llm.modify_params === false,
     msg: 'modify_params=false is not supported: requests are always adapted to the provider (empty contents filled, as LiteLLM does)',

@@ -119,6 +119,14 @@ const PROBES: Record<string, Probe> = {
     check: (o) => expect([body(o).thinking, body(o).max_tokens]).toEqual([{ type: 'enabled', budget_tokens: 2048 }, 4096]),
   },
   seed: { settings: { seed: 7 }, check: (o) => expect(body(o).seed).toBe(7) },
+  stream: {
+    settings: { stream: true },
+    script: [text('streamed answer')],
+    check: (o) => {
+      expect([body(o).stream, body(o).stream_options]).toEqual([true, { include_usage: true }]);
+      expect(o.events.at(-1)).toMatchObject({ kind: 'MessageEvent', llm_message: { content: [{ type: 'text', text: 'streamed answer' }] } });
+    },
+  },
   safety_settings: {
     settings: { model: 'gemini/gemini-2.5-flash', safety_settings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] },
     check: (o) => expect(body(o).safety_settings).toEqual([{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }]),
@@ -135,7 +143,6 @@ const REFUSED: Record<string, unknown> = {
   aws_region_name: 'us-east-1',
   custom_tokenizer: 'hf/tokenizer',
   modify_params: false,
-  stream: true,
 };
 
 describe('every LLM setting OpenHands defines', () => {

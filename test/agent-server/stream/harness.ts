@@ -1,3 +1,4 @@
+import { LiveFrames } from '../../../src/agent-server/conversations/live-frames.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,10 @@ export class FakeSource implements EventStreamSource {
   async sendMessage(_conversationId: string, message: unknown): Promise<void> {
     if (typeof message === 'object' && message !== null && 'refuse' in message) throw new Error('refused');
     this.messages.push(message);
+  }
+  readonly live = new LiveFrames();
+  onLiveFrame(conversationId: string, listener: (frame: object) => void): () => void {
+    return this.live.subscribe(conversationId, listener);
   }
 }
 

@@ -14,12 +14,30 @@ import { PROMPT_TOOL_STOP_WORDS, promptToolMessages, readPromptToolCalls } from 
 import { resolveRoute, type DialectName } from './provider.js';
 import type { LlmResponse } from './response.js';
 import { parseRetryAfterMs, retryDelayMs } from './retry-delay.js';
+import type { LlmDelta } from './streaming/delta.js';
+import { readSse } from './streaming/sse.js';
 
 export interface LlmRequest {
   messages: ChatMessage[];
   tools?: ChatTool[];
   /** Aborting stops the call at once, retries included; `complete` then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Hears the answer's pieces as they arrive when the config asks for streaming (a retried call
+   * streams again from its start). The answer `complete` resolves with is the same either way.
+   */
+  onDelta?: (delta: LlmDelta) => void;
+}
+
+/** One call's request, sent as is by every attempt. */
+interface Call {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+  dialect: Dialect;
+  signal: AbortSignal | undefined;
+  stream: Dialect['stream'];
+  onDelta: ((delta: LlmDelta) => void) | undefined;
 }
 
 /** The answer, and how long its successful attempt took. */
@@ -76,41 +94,38 @@ export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): Ll
   const withoutSecrets = (text: string): string => secrets.reduce((redacted, secret) => redacted.replaceAll(secret, '[redacted]'), text);
   const features = modelFeatures(config.model_canonical_name ?? config.model);
 
-  async function attempt(url: URL, headers: Record<string, string>, body: string, dialect: Dialect, signal: AbortSignal | undefined): Promise<LlmAnswer> {
+  async function attempt(call: Call): Promise<LlmAnswer> {
+    const { url, signal } = call;
     const timeout = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     let response: Response;
-    let text: string;
+    let raw: unknown;
     try {
       response = await fetchImpl(url, {
         method: 'POST',
-        headers,
-        body,
+        headers: call.headers,
+        body: call.body,
         signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
       });
-      text = await response.text();
+      raw = response.ok && call.stream && isEventStream(response) ? await readStream(response, call) : await response.text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof LlmError) throw error;
       if (timeout.aborted) throw new LlmError('LLMTimeoutError', `no answer from ${url.origin}${url.pathname} within ${timeoutMs} ms`);
       throw new LlmError('LLMConnectionError', `could not reach ${url.origin}${url.pathname}: ${networkReason(error)}`);
     }
     if (!response.ok) {
       const retryAfterMs = parseRetryAfterMs(response.headers, Date.now());
-      throw errorFromHttpStatus(response.status, response.statusText, text, retryAfterMs);
+      throw errorFromHttpStatus(response.status, response.statusText, String(raw), retryAfterMs);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new LlmError('LLMResponseError', `response body is not JSON: ${text.slice(0, 200)}`, { status: response.status });
-    }
-    const answer = dialect.parse(json, { model: config.model, newId: randomUUID });
+    if (typeof raw === 'string') raw = parseJsonBody(raw, response.status);
+    const answer = call.dialect.parse(raw, { model: config.model, newId: randomUUID });
     return { ...answer, latency_ms: performance.now() - started };
   }
 
   return {
     config,
-    async complete({ messages, tools, signal }) {
+    async complete({ messages, tools, signal, onDelta }) {
       const route = resolveRoute(config);
       const dialect = DIALECTS[route.dialect];
       const promptTools = config.native_tool_calling === false && tools !== undefined && tools.length > 0 ? tools : undefined;
@@ -130,10 +145,13 @@ export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): Ll
         ...dialect.headers?.(request),
         ...config.extra_headers,
       };
-      const body = JSON.stringify(dialect.body(request));
+      const stream = config.stream === true ? dialect.stream : undefined;
+      const body = JSON.stringify({ ...dialect.body(request), ...stream?.fields });
+      if (stream) headers.accept = 'text/event-stream';
+      const call: Call = { url: route.url, headers, body, dialect, signal, stream, onDelta };
       for (let attempts = 1; ; attempts++) {
         try {
-          const answer = await attempt(route.url, headers, body, dialect, signal);
+          const answer = await attempt(call);
           return promptTools ? { ...readPromptToolCalls(answer, promptTools, randomUUID), latency_ms: answer.latency_ms } : answer;
         } catch (error) {
           if (!(error instanceof LlmError)) throw error;
@@ -148,6 +166,34 @@ export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): Ll
       }
     },
   };
+}
+
+function parseJsonBody(text: string, status: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new LlmError('LLMResponseError', `response body is not JSON: ${text.slice(0, 200)}`, { status });
+  }
+}
+
+function isEventStream(response: Response): boolean {
+  return response.body !== null && (response.headers.get('content-type') ?? '').includes('text/event-stream');
+}
+
+/** The streamed answer, folded into the body a whole answer would have had; its pieces go to `onDelta` on the way. */
+async function readStream(response: Response, call: Call): Promise<unknown> {
+  const assembler = call.stream!.assembler();
+  for await (const message of readSse(response.body!)) {
+    if (message.data === '[DONE]') break;
+    let data: unknown;
+    try {
+      data = JSON.parse(message.data);
+    } catch {
+      throw new LlmError('LLMResponseError', `a streamed message is not JSON: ${message.data.slice(0, 200)}`, { status: response.status });
+    }
+    for (const delta of assembler.push(message.event, data)) call.onDelta?.(delta);
+  }
+  return assembler.body();
 }
 
 /** fetch reports network failures as "fetch failed"; the reason (ECONNREFUSED…) is in the cause. */

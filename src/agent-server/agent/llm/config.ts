@@ -34,6 +34,8 @@ export interface CompletionOptions {
   disable_stop_word?: boolean | null;
   /** Longest text of one message content; longer ones lose their middle. */
   max_message_chars?: number | null;
+  /** The answer is streamed (where the dialect can), its pieces handed to the request's `onDelta`. */
+  stream?: boolean | null;
 }
 
 export interface LlmConfig extends CompletionOptions {

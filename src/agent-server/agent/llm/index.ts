@@ -18,3 +18,4 @@ export { llmConfigFrom, type CompletionOptions, type LlmConfig } from './config.
 export { LlmError, type LlmErrorCode } from './llm-error.js';
 export { providerOf, resolveRoute, type Route } from './provider.js';
 export type { LlmResponse, LlmToolCall, LlmUsage } from './response.js';
+export type { LlmDelta } from './streaming/delta.js';

@@ -35,7 +35,7 @@ import {
 } from '../../../events/index.js';
 import { logger, type Logger } from '../../../logger.js';
 import type { EventLog } from '../../store/index.js';
-import { LlmError, type ChatTool, type LlmAnswer, type LlmClient } from '../llm/index.js';
+import { LlmError, type ChatTool, type LlmAnswer, type LlmClient, type LlmDelta } from '../llm/index.js';
 import { priceOf, callCost } from '../llm/pricing.js';
 import { totalCost, withCall, type CallRecord, type ConversationStats } from '../llm/usage-metrics.js';
 import { closeTools, type AnyTool, type ToolAction } from '../tools/index.js';
@@ -81,6 +81,8 @@ export interface AgentRunnerOptions {
   onStats?: (stats: ConversationStats) => void;
   /** Called after every LLM call (for Prometheus). */
   onCall?: (call: CallRecord) => void;
+  /** Hears the agent LLM's answer piece by piece while it streams (agent.llm.stream). */
+  onDelta?: (delta: LlmDelta) => void;
   /** US dollars the conversation may spend on LLM calls; the run stops with an error when reached. */
   maxBudgetPerTask?: number | null;
   /** Stop with status `stuck` when the agent loops (OpenHands' stuck detection). */
@@ -161,6 +163,7 @@ class Runner implements AgentRunner {
   private stats: ConversationStats;
   private readonly onStats: ((stats: ConversationStats) => void) | undefined;
   private readonly onCall: ((call: CallRecord) => void) | undefined;
+  private readonly onDelta: ((delta: LlmDelta) => void) | undefined;
   private readonly maxBudgetPerTask: number | null;
   private readonly stuckDetection: boolean;
   private readonly onStateChange: ((key: string, value: JsonValue) => void) | undefined;
@@ -196,6 +199,7 @@ class Runner implements AgentRunner {
     this.stats = options.stats ?? { usage_to_metrics: {} };
     this.onStats = options.onStats;
     this.onCall = options.onCall;
+    this.onDelta = options.onDelta;
     this.maxBudgetPerTask = options.maxBudgetPerTask ?? null;
     this.stuckDetection = options.stuckDetection ?? false;
     this.onStateChange = options.onStateChange;
@@ -350,7 +354,7 @@ class Runner implements AgentRunner {
     const request: CompletionRequest = { messages: viewMessages(view), tools: this.offeredTools };
     let response: LlmAnswer | null;
     try {
-      response = await this.complete(this.llm, this.usageId, request);
+      response = await this.complete(this.llm, this.usageId, request, this.onDelta);
     } catch (error) {
       // The prompt outgrew the model's context window: forget half of it and ask again.
       const overflow = error instanceof LlmError && error.code === 'LLMContextWindowExceedError';
@@ -463,12 +467,12 @@ class Runner implements AgentRunner {
   }
 
   /** The LLM's answer, counted in the stats; null when a pause or close abandoned the call. */
-  private async complete(llm: LlmClient, usageId: string, request: CompletionRequest): Promise<LlmAnswer | null> {
+  private async complete(llm: LlmClient, usageId: string, request: CompletionRequest, onDelta?: (delta: LlmDelta) => void): Promise<LlmAnswer | null> {
     if (this.pauseRequested || this.closed) return null;
     const call = new AbortController();
     this.llmCall = call;
     try {
-      const answer = await llm.complete({ ...request, signal: AbortSignal.any([call.signal, this.stopTools.signal]) });
+      const answer = await llm.complete({ ...request, onDelta, signal: AbortSignal.any([call.signal, this.stopTools.signal]) });
       this.count(llm, usageId, answer);
       return answer;
     } catch (error) {

@@ -9,6 +9,7 @@ import { LlmError } from '../llm-error.js';
 import type { LlmResponse, LlmUsage, ParseContext } from '../response.js';
 import { thinkingBlock } from '../response.js';
 import { defined, withExtraBody, type Dialect } from './dialect.js';
+import { anthropicAssembler } from '../streaming/anthropic-stream.js';
 
 type Block = Record<string, unknown> & { type: string };
 interface AnthropicMessage {
@@ -52,6 +53,7 @@ export const anthropicMessages: Dialect = {
     return features.extendedThinking && config.extended_thinking_budget ? { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } : {};
   },
   parse: parseAnthropicMessage,
+  stream: { fields: { stream: true }, assembler: anthropicAssembler },
 };
 
 function anthropicTool(tool: ChatTool, cacheBreakpoint: boolean): Record<string, unknown> {

@@ -3,6 +3,7 @@ import type { LlmConfig } from '../config.js';
 import type { ModelFeatures } from '../model-features.js';
 import type { Route } from '../provider.js';
 import type { LlmResponse, ParseContext } from '../response.js';
+import type { StreamAssembler } from '../streaming/delta.js';
 
 /** One call as a dialect sees it: messages already prepared (clipped, images dropped, ...). */
 export interface DialectRequest {
@@ -21,6 +22,11 @@ export interface Dialect {
   /** Headers the body's content asks for (a beta feature); the route's own come first. */
   headers?(request: DialectRequest): Record<string, string>;
   parse(raw: unknown, context: ParseContext): LlmResponse;
+  /** How the dialect streams, when it can: the body fields that ask for it, and its reader. */
+  stream?: {
+    fields: Record<string, unknown>;
+    assembler(): StreamAssembler;
+  };
 }
 
 /** Drops the fields left undefined or null: a body names only what was set. */

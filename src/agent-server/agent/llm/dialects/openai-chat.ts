@@ -6,6 +6,7 @@
  */
 import type { ChatContentPart, ChatMessage } from '../chat-messages.js';
 import { parseChatCompletion } from '../response.js';
+import { openAiChatAssembler } from '../streaming/openai-chat-stream.js';
 import { defined, withExtraBody, type Dialect, type DialectRequest } from './dialect.js';
 
 const INTERLEAVED_THINKING_BETA = 'interleaved-thinking-2025-05-14';
@@ -42,6 +43,8 @@ export const openAiChat: Dialect = {
     return thinkingOf(request) === undefined ? {} : { 'anthropic-beta': INTERLEAVED_THINKING_BETA };
   },
   parse: parseChatCompletion,
+  // Usage comes in a last chunk only when asked for.
+  stream: { fields: { stream: true, stream_options: { include_usage: true } }, assembler: openAiChatAssembler },
 };
 
 function thinkingOf({ config, features }: DialectRequest): { type: 'enabled'; budget_tokens: number } | undefined {
