@@ -124,7 +124,8 @@ const PROBES: Record<string, Probe> = {
     script: [text('streamed answer')],
     check: (o) => {
       expect([body(o).stream, body(o).stream_options]).toEqual([true, { include_usage: true }]);
-      expect(o.events.at(-1)).toMatchObject({ kind: 'MessageEvent', llm_message: { content: [{ type: 'text', text: 'streamed answer' }] } });
+      const answer = o.events.find((event) => event.kind === 'MessageEvent' && event.source === 'agent');
+      expect(answer).toMatchObject({ llm_message: { content: [{ type: 'text', text: 'streamed answer' }] } });
     },
   },
   safety_settings: {
