@@ -36,8 +36,9 @@ type Outcome =
   | { kind: 'aborted' };
 
 /**
- * Every frame the server sends, parsed: the stored events, and the `full_state`
- * ConversationStateUpdateEvent each connection starts with (not stored, so not a resume point).
+ * Every frame the server sends, parsed: the stored events, the `full_state`
+ * ConversationStateUpdateEvent each connection starts with, and the live StreamingDeltaEvents of a
+ * streaming conversation (neither stored, so neither a resume point).
  */
 export async function* followEvents(
   transport: Transport,
@@ -54,7 +55,7 @@ export async function* followEvents(
     const connection = new Connection(url, transport.authHeaders(), options.signal);
     for await (const frame of connection.frames()) {
       const event = JSON.parse(frame) as ConversationEvent;
-      if (!isStateSnapshot(event) && event.id !== undefined) afterEventId = event.id;
+      if (isResumePoint(event)) afterEventId = event.id;
       yield event;
     }
     const outcome = connection.outcome;
@@ -67,8 +68,15 @@ export async function* followEvents(
   }
 }
 
-function isStateSnapshot(event: ConversationEvent): boolean {
-  return event.kind === 'ConversationStateUpdateEvent' && event.key === 'full_state';
+/**
+ * A stored event, which the server can resume after: not the `full_state` snapshot each connection
+ * starts with, nor a StreamingDeltaEvent (a live piece of an answer, never stored: resuming after
+ * its id would name an event the log does not hold).
+ */
+function isResumePoint(event: ConversationEvent): boolean {
+  if (event.id === undefined) return false;
+  if (event.kind === 'ConversationStateUpdateEvent' && event.key === 'full_state') return false;
+  return (event as { kind: string }).kind !== 'StreamingDeltaEvent';
 }
 
 function refusal(status: number, body: string, path: string): SandboxServerError {
