@@ -1,5 +1,6 @@
 import type { Listen } from '../db/client.js';
 import { LIFECYCLE_EVENTS_CHANNEL } from './record-event.js';
+import { signal } from './signal.js';
 
 /**
  * Tells readers that events were committed, by any process sharing the database (a NOTIFY sent by
@@ -43,12 +44,4 @@ export class EventFeed {
     this.#next = signal();
     current.resolve();
   }
-}
-
-function signal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve: () => void = () => {};
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
 }

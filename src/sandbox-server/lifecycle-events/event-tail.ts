@@ -6,6 +6,7 @@ import type { LifecycleEvent } from '../models/lifecycle-event.js';
 import type { EventFeed } from './event-feed.js';
 import { toLifecycleEvent } from './event-view.js';
 import { latestEventId } from './follow-events.js';
+import { signal } from './signal.js';
 
 /** Rows read per query. */
 const BATCH = 500;
@@ -131,12 +132,4 @@ export class EventTail {
     this.#advanced = signal();
     current.resolve();
   }
-}
-
-function signal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve: () => void = () => {};
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
 }

@@ -3,6 +3,7 @@
  * milliseconds. `llmConfigFrom` reads it from a conversation's `agent.llm`.
  */
 import type { Llm } from '../../../contracts/agent-server/llm-settings.js';
+import type { ProviderSettings } from './provider.js';
 
 /** What changes the body of a call (the dialects read these). */
 export interface CompletionOptions {
@@ -38,16 +39,8 @@ export interface CompletionOptions {
   stream?: boolean | null;
 }
 
-export interface LlmConfig extends CompletionOptions {
-  /** A LiteLLM-style name: its prefix picks the provider (see provider.ts). */
-  model: string;
-  model_canonical_name?: string | null;
-  base_url?: string | null;
-  api_key?: string | null;
-  api_version?: string | null;
-  ollama_base_url?: string | null;
-  openrouter_site_url?: string | null;
-  openrouter_app_name?: string | null;
+/** `model`, a LiteLLM-style name, picks the provider by its prefix (see provider.ts). */
+export interface LlmConfig extends CompletionOptions, ProviderSettings {
   extra_headers?: Record<string, string> | null;
   /** Prices that replace the price table's (see pricing.ts). */
   input_cost_per_token?: number | null;
