@@ -28,8 +28,12 @@ export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SAN
 /** One per start-task status: `start_task.working` ... `start_task.ready`, `start_task.error`. */
 export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES);
 
-/** A snapshot was taken (its `sandbox_id` the sandbox it was taken of) or deleted. */
-export const SNAPSHOT_EVENT_TYPES = ['snapshot.created', 'snapshot.deleted'] as const;
+/**
+ * A snapshot advanced while being taken (`snapshot.progress`, `status` the phase: `measured`,
+ * `copied`, `paused`, `committed`; `status_detail` its bytes), was taken (its `sandbox_id` the
+ * sandbox it was taken of) or deleted. A snapshot that failed has progress events and no `snapshot.created`.
+ */
+export const SNAPSHOT_EVENT_TYPES = ['snapshot.progress', 'snapshot.created', 'snapshot.deleted'] as const;
 
 /**
  * An engine was registered, given a new address (by DOCKER_ENGINES at start), cordoned, set

@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SnapshotInfoSchema } from '../../src/sandbox-server/models/snapshot.js';
 import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js';
@@ -114,12 +115,12 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
     const at = (list: EngineEvent[], action: string, nth = 0) => list.filter((e) => e.Action === action)[nth]?.timeNano ?? Number.NaN;
     const pausedAt = at(own, 'pause');
     const unpausedAt = at(own, 'unpause');
-    // The whole volume was copied by a first helper that ended before the pause; the second ran inside it.
-    expect(at(helpers, 'die', 0)).toBeLessThan(pausedAt);
-    expect(at(helpers, 'start', 1)).toBeGreaterThan(pausedAt);
-    expect(at(helpers, 'die', 1)).toBeLessThan(unpausedAt);
+    // A first helper measured, a second copied the whole volume, both before the pause; the third ran inside it.
+    expect(at(helpers, 'die', 1)).toBeLessThan(pausedAt);
+    expect(at(helpers, 'start', 2)).toBeGreaterThan(pausedAt);
+    expect(at(helpers, 'die', 2)).toBeLessThan(unpausedAt);
     const pausedMs = (unpausedAt - pausedAt) / 1e6;
-    const firstPassMs = (at(helpers, 'die', 0) - at(helpers, 'start', 0)) / 1e6;
+    const firstPassMs = (at(helpers, 'die', 1) - at(helpers, 'start', 1)) / 1e6;
     console.log(`snapshot of 150 MB of /data: ${tookMs} ms in all, first pass ${firstPassMs.toFixed(0)} ms, paused ${pausedMs.toFixed(0)} ms`);
     expect(pausedMs).toBeLessThan(tookMs);
 
@@ -131,6 +132,27 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
     expect(copied).toContain('link l 10 /elsewhere');
     const [sandboxNow] = (await cp.request('GET', `/api/v1/sandboxes?id=${sandbox.id}`)).body as { status: string }[];
     expect(sandboxNow?.status).toBe('RUNNING');
+
+    // Its progress, each phase its own event as it ended, before `snapshot.created`.
+    const progress = await cp.request('GET', `/api/v1/events/search?sandbox_id=${sandbox.id}&type=snapshot.progress&type=snapshot.created`, undefined, LifecycleEventPageSchema);
+    const ofSnapshot = progress.body.items.filter((e) => e.subject_id === taken.body.id);
+    expect(ofSnapshot.map((e) => [e.type, e.status])).toEqual([
+      ['snapshot.progress', 'measured'],
+      ['snapshot.progress', 'copied'],
+      ['snapshot.progress', 'paused'],
+      ['snapshot.progress', 'committed'],
+      ['snapshot.created', null],
+    ]);
+    const bytesOf = (phase: string) => Number.parseInt(ofSnapshot.find((e) => e.status === phase)?.status_detail ?? '', 10);
+    expect(bytesOf('measured')).toBeGreaterThan(150 * MB);
+    expect(bytesOf('copied')).toBeGreaterThan(140 * MB);
+    expect(bytesOf('committed')).toBeGreaterThanOrEqual(0);
+    // Recorded as they happened (one clock, the host's; 1 ms for rounding): the first two before the
+    // engine paused the sandbox, the next two while it was paused.
+    const recordedAt = (phase: string) => Date.parse(ofSnapshot.find((e) => e.status === phase)?.timestamp ?? '');
+    expect(recordedAt('copied')).toBeLessThanOrEqual(pausedAt / 1e6 + 1);
+    expect(recordedAt('paused')).toBeGreaterThanOrEqual(pausedAt / 1e6 - 1);
+    expect(recordedAt('committed')).toBeLessThanOrEqual(unpausedAt / 1e6 + 1);
   }, 120_000);
 
   it('refuses with 422 and the reason a sandbox holding more than SNAPSHOT_MAX_MB, before copying anything', async () => {

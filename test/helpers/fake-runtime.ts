@@ -306,8 +306,12 @@ export function createFakeRuntime(): FakeRuntime {
       await enter('snapshot', request.containerId);
       // As the Docker driver: a running container is paused for the snapshot, a paused one stays so.
       const container = existing(request.containerId);
+      await request.onProgress?.({ phase: 'measured', bytes: 0 });
+      await request.onProgress?.({ phase: 'copied', bytes: 0 });
       const wasRunning = container.state === 'running';
       if (wasRunning) container.state = 'paused';
+      await request.onProgress?.({ phase: 'paused' });
+      await request.onProgress?.({ phase: 'committed', bytes: 0 });
       if (heldSnapshots) await heldSnapshots;
       if (wasRunning && container.state === 'paused') container.state = 'running';
       const image = `snapshot:${request.snapshotId}`;

@@ -26,7 +26,7 @@ function eventTypes(values: string[]): LifecycleEventType[] {
 
 const events: Command = {
   name: ['events'],
-  summary: 'Print lifecycle events (sandbox and start-task status changes), and with --follow the new ones as they happen',
+  summary: 'Print lifecycle events (sandbox and start-task status changes, snapshot progress), and with --follow the new ones as they happen',
   usage: '[--sandbox <sandbox>] [--type <type>]... [--follow]',
   details: [
     'One line per event, oldest first: time (UTC), type, subject id, status change and detail; --json prints each event as one JSON line (NDJSON).',

@@ -34,15 +34,8 @@ type SnapshotVerbs = Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'remove
 const COPY_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
 /** Copies the volume at /from into /to, then prints the copy's size in bytes. */
 const COPY_SCRIPT = 'cp -a /from/. /to/ && du -sb /to';
-/** Exit status of PRECOPY_SCRIPT for a volume over LIMIT_KB; nothing was copied. */
-const TOO_LARGE_EXIT = 3;
-/**
- * The first pass, while the sandbox runs: refuses a volume over LIMIT_KB (when set; counted as the
- * disk limit's watchdog counts it, `du -skx`) before copying anything, else copies it all.
- */
-const PRECOPY_SCRIPT = `set -e
-if [ -n "$LIMIT_KB" ]; then held=$(du -skx /from | cut -f1); if [ "$held" -gt "$LIMIT_KB" ]; then echo "$held"; exit ${TOO_LARGE_EXIT}; fi; fi
-cp -a /from/. /to/`;
+/** Prints the kilobytes the volume at /from holds, counted as the disk limit's watchdog counts them. */
+const MEASURE_SCRIPT = 'du -skx /from | cut -f1';
 /**
  * The second pass, while the sandbox is paused: makes /to what /from is now, from the first
  * pass's copy. It removes what is gone from /from or changed kind (file, directory, link, or a
@@ -147,18 +140,18 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
   }
 
   /**
-   * The first pass of a snapshot's volume copy, while the sandbox runs; refuses one whose
-   * writable layer (`writableBytes`) and volume together hold more than `maxBytes`.
+   * What the snapshot will hold: the writable layer (`writableBytes`) and the volume; refuses one
+   * over `maxBytes` before anything is copied.
    */
-  async function precopyVolume(request: SnapshotRequest, to: { name: string; labels: Record<string, string> }, writableBytes: number): Promise<void> {
+  async function measure(request: SnapshotRequest, to: { name: string; labels: Record<string, string> }, writableBytes: number): Promise<number> {
     const { maxBytes } = request;
     if (maxBytes !== undefined && writableBytes > maxBytes) throw new SnapshotTooLargeError(writableBytes, maxBytes);
-    const env = maxBytes === undefined ? [] : [`LIMIT_KB=${Math.floor((maxBytes - writableBytes) / 1024)}`];
-    const { statusCode, output } = await runCopyHelper(request.dataVolume, to, request.snapshotId, PRECOPY_SCRIPT, env);
-    if (statusCode === TOO_LARGE_EXIT && maxBytes !== undefined) {
-      throw new SnapshotTooLargeError(writableBytes + Number.parseInt(output.split('\n').at(-1) ?? '0', 10) * 1024, maxBytes);
-    }
-    if (statusCode !== 0) throw new RuntimeError(`copying volume ${request.dataVolume} failed (exit ${statusCode}): ${output}`, false);
+    const { statusCode, output } = await runCopyHelper(request.dataVolume, to, request.snapshotId, MEASURE_SCRIPT);
+    const volumeKb = Number.parseInt(output.split('\n').at(-1) ?? '', 10);
+    if (statusCode !== 0 || !Number.isFinite(volumeKb)) throw new RuntimeError(`measuring volume ${request.dataVolume} failed (exit ${statusCode}): ${output}`, false);
+    const held = writableBytes + volumeKb * 1024;
+    if (maxBytes !== undefined && held > maxBytes) throw new SnapshotTooLargeError(held, maxBytes);
+    return held;
   }
 
   /** The bytes the container changed, what a commit of it holds. */
@@ -206,11 +199,15 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
       const volume = snapshotVolumeFor(request.snapshotId);
       const labels = { ...owner, [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
       const volumeLabels = { [LABEL_SNAPSHOT_ID]: request.snapshotId, [LABEL_SPEC_ID]: request.specId };
+      const target = { name: volume, labels: volumeLabels };
+      const progress = request.onProgress ?? (async () => undefined);
       let wasRunning = false;
       try {
-        await precopyVolume(request, { name: volume, labels: volumeLabels }, await writableBytesOf(container));
+        await progress({ phase: 'measured', bytes: await measure(request, target, await writableBytesOf(container)) });
+        await progress({ phase: 'copied', bytes: await copyVolume(request.dataVolume, target, request.snapshotId) });
         // Paused only for the consistent cut: the commit and what changed since the first pass.
         wasRunning = await pauseIfRunning(container);
+        await progress({ phase: 'paused' });
         const writableBytes = await writableBytesOf(container);
         const [repo, tag] = image.split(':') as [string, string];
         await container.commit({
@@ -221,7 +218,8 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
             .map(([key, value]) => `${key}=${value}`)
             .join(' ')}`,
         });
-        const volumeBytes = await copyVolume(request.dataVolume, { name: volume, labels: volumeLabels }, request.snapshotId, SYNC_SCRIPT);
+        await progress({ phase: 'committed', bytes: writableBytes });
+        const volumeBytes = await copyVolume(request.dataVolume, target, request.snapshotId, SYNC_SCRIPT);
         return { image, volume, sizeBytes: writableBytes + volumeBytes };
       } catch (error) {
         await Promise.allSettled([removeImage(image), removeVolume(volume)]);

@@ -124,8 +124,22 @@ export interface SnapshotRequest {
   dataVolume: string;
   /** Refuse (SnapshotTooLargeError) a sandbox holding more than this, before copying; absent, no limit. */
   maxBytes?: number;
+  /**
+   * Told of each phase as it ends, awaited before the next begins; a rejection fails the snapshot.
+   * A callback rather than a write keeps the runtime free of the database.
+   */
+  onProgress?: (progress: SnapshotProgress) => Promise<void>;
 }
 
+/**
+ * A phase of a snapshot: `measured` (writable layer and /data, before copying), `copied` (the
+ * first pass of /data, while the sandbox runs), `paused` (for the consistent cut), `committed` (the
+ * container's image, of `bytes`). The catch-up pass ends the snapshot.
+ */
+export interface SnapshotProgress {
+  phase: 'measured' | 'copied' | 'paused' | 'committed';
+  bytes?: number;
+}
 
 /** Where a snapshot lives in the engine: an image of the container's files, a copy of its data volume. */
 export interface SnapshotArtifacts {

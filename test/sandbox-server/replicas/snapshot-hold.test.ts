@@ -45,6 +45,13 @@ describe.each(testDrivers)('a snapshot taken through a replica that does not rec
       await leader.start();
       await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'), { timeout: 10_000, interval: 20 });
       const [container] = fake.containers();
+      const snapshotEvents = async (sandboxId: string) => {
+        const page = await follower.app.request(`/api/v1/events/search?sandbox_id=${sandboxId}&type=snapshot.progress&type=snapshot.created&limit=100`, {
+          headers: { authorization: `Bearer ${API_KEY}` },
+        });
+        const { items } = (await page.json()) as { items: { type: string; status: string | null; status_detail: string | null; subject_id: string }[] };
+        return items;
+      };
 
       const release = fake.holdSnapshots();
       const taking = follower.app.request(`/api/v1/sandboxes/${sandbox.id}/snapshots`, {
@@ -59,11 +66,23 @@ describe.each(testDrivers)('a snapshot taken through a replica that does not rec
       await leader.reconcileOnce();
       expect(fake.containers()).toEqual([expect.objectContaining({ containerId: container?.containerId, state: 'paused' })]);
       expect(fake.calls.filter((call) => call.verb === 'unpause')).toEqual([]);
+      // Each phase is committed as it ends, not with the snapshot's row: a follower sees it advance.
+      const phases = (events: { type: string; status: string | null; status_detail: string | null }[]) => events.map((e) => [e.type, e.status, e.status_detail]);
+      expect(phases(await snapshotEvents(sandbox.id))).toEqual([
+        ['snapshot.progress', 'measured', '0 bytes'],
+        ['snapshot.progress', 'copied', '0 bytes'],
+        ['snapshot.progress', 'paused', null],
+        ['snapshot.progress', 'committed', '0 bytes'],
+      ]);
 
       release();
       const answer = await taking;
       expect(answer.status).toBe(201);
-      expect(await answer.json()).toMatchObject({ name: 'under way', sandbox_id: sandbox.id });
+      const taken = (await answer.json()) as { id: string };
+      expect(taken).toMatchObject({ name: 'under way', sandbox_id: sandbox.id });
+      const events = await snapshotEvents(sandbox.id);
+      expect(phases(events).slice(4)).toEqual([['snapshot.created', null, null]]);
+      expect(new Set(events.map((event) => event.subject_id))).toEqual(new Set([taken.id]));
       await leader.reconcileOnce();
       expect(fake.containers()[0]?.state).toBe('running');
       expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING' });

@@ -3,6 +3,7 @@ import { dataVolumeNameFor } from '../../reconciler/container-request.js';
 import { type SandboxRow, snapshots } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SnapshotInfo } from '../../models/snapshot.js';
+import type { SnapshotProgress } from '../../runtime/runtime.js';
 import type { ServiceContext } from '../context.js';
 import { findLiveSandbox } from '../sandboxes/find-sandbox.js';
 import { newSandboxId } from '../sandboxes/new-ids.js';
@@ -17,7 +18,8 @@ export interface TakeSnapshotInput {
 /**
  * Snapshots a RUNNING or PAUSED sandbox: its container's files and its data volume, at one instant
  * (the runtime pauses a running container only for the commit and the copy of what changed since
- * a first copy made while it ran). One holding more than SNAPSHOT_MAX_MB is refused (422) first. The reconciler
+ * a first copy made while it ran). One holding more than SNAPSHOT_MAX_MB is refused (422) first.
+ * Each phase the runtime reports is a `snapshot.progress` event of the new id as it ends. The reconciler
  * leaves the sandbox alone meanwhile; the row and its `snapshot.created` event are written before
  * it looks again, so the sweep of unclaimed snapshot artifacts never sees this one unclaimed.
  * Unknown sandbox: 404; deleted, or not RUNNING or PAUSED (no container yet, or a broken one): 409.
@@ -38,6 +40,7 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
         containerId: sandbox.containerId as string,
         dataVolume: dataVolumeNameFor(sandbox.id),
         maxBytes: ctx.snapshots.maxMb === undefined ? undefined : ctx.snapshots.maxMb * 1024 * 1024,
+        onProgress: (progress) => recordProgress(ctx, id, sandbox.id, progress),
       }),
     );
     try {
@@ -64,6 +67,24 @@ export async function takeSnapshot(ctx: ServiceContext, input: TakeSnapshotInput
       throw error;
     }
   });
+}
+
+/**
+ * A `snapshot.progress` event, committed at once in its own transaction, so that a follower of
+ * the events sees a long snapshot advance: `status` the phase, `status_detail` its bytes.
+ */
+async function recordProgress(ctx: ServiceContext, snapshotId: string, sandboxId: string, progress: SnapshotProgress): Promise<void> {
+  await ctx.db.transaction((tx) =>
+    recordEvent(tx, {
+      type: 'snapshot.progress',
+      subjectKind: 'snapshot',
+      subjectId: snapshotId,
+      sandboxId,
+      previousStatus: null,
+      status: progress.phase,
+      statusDetail: progress.bytes === undefined ? null : `${progress.bytes} bytes`,
+    }),
+  );
 }
 
 function assertSnapshotable(sandbox: SandboxRow): void {
