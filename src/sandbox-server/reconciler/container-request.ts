@@ -21,13 +21,15 @@ export function networkNameFor(sandboxId: string): string {
  * running them twice.
  */
 export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataMountPath: string): ContainerRequest {
+  const env = { [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey), [DATA_OWNER_ENV]: row.id };
   return {
     sandboxId: row.id,
     specId: spec.id,
     image: row.image ?? spec.image,
     command: spec.command,
-    env: { [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey), [DATA_OWNER_ENV]: row.id },
-    initialEnv: spec.initialEnv,
+    env,
+    // The sandbox's own values win: a spec cannot set its digest or owner, wherever initial_env goes.
+    initialEnv: Object.fromEntries(Object.entries(spec.initialEnv).filter(([name]) => !(name in env))),
     workingDir: spec.workingDir,
     exposedPorts: spec.exposedPorts,
     cpus: spec.cpus,

@@ -84,7 +84,8 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(requests).toEqual([
       expect.objectContaining({
         sandboxId: sandbox.id,
-        env: { FOO: 'bar', SESSION_API_KEY_SHA256: createHash('sha256').update(sandbox.sessionApiKey).digest('hex'), AGENT_SERVER_DATA_OWNER: sandbox.id },
+        env: { SESSION_API_KEY_SHA256: createHash('sha256').update(sandbox.sessionApiKey).digest('hex'), AGENT_SERVER_DATA_OWNER: sandbox.id },
+        initialEnv: { FOO: 'bar' },
         cpus: 1.5,
         memoryMb: 512,
         pidsLimit: 256,
