@@ -182,8 +182,12 @@ describe.runIf(docker && process.env.DATABASE_URL)('control-plane replicas on on
     try {
       const taken = await call(follower, 'POST', `/api/v1/sandboxes/${id}/snapshots`, { name: 'through the follower' });
       expect(taken.status).toBe(201);
-      // Unpaused by the snapshot itself once both halves are taken, never by the leader's passes before.
-      await vi.waitFor(() => expect(happened).toEqual(['pause', 'commit', 'volume copied', 'unpause']), { timeout: 10_000, interval: 100 });
+      // Measured and copied while it runs, then paused for the commit and the catch-up copy, and
+      // unpaused by the snapshot itself once both halves are taken, never by the leader's passes before.
+      await vi.waitFor(
+        () => expect(happened).toEqual(['volume copied', 'volume copied', 'pause', 'commit', 'volume copied', 'unpause']),
+        { timeout: 10_000, interval: 100 },
+      );
     } finally {
       (engineEvents as unknown as { destroy(): void }).destroy();
     }
