@@ -95,10 +95,12 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
   it('copies /data once while the sandbox runs, pauses it only for what changed since, and keeps those changes', async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     // Changes made while the first pass copies (its 2,560 small files give them the time): the pass
-    // may or may not see each; the paused pass must settle them.
+    // may or may not see each, or may fail on one it listed and then found gone; the paused pass
+    // must settle them. Its helper is the second to start, after the one that measures.
     const changing = (async () => {
       const events = (await engine.getEvents({ filters: { type: ['container'], event: ['start'], label: [LABEL_VOLUME_COPY, `${LABEL_INSTANCE}=${cp.instanceId}`] } })) as unknown as NodeJS.ReadableStream & { destroy(): void };
-      for await (const _ of events) break;
+      let started = 0;
+      for await (const _ of events) if (++started === 2) break;
       events.destroy();
       await rootShell('cd /data/probe && rm gone && echo changed >> kept && rm kind && mkdir kind && echo inner > kind/inner && ln -sfn /elsewhere link');
     })();

@@ -34,6 +34,12 @@ type SnapshotVerbs = Pick<SandboxRuntime, 'snapshot' | 'restoreVolume' | 'remove
 const COPY_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
 /** Copies the volume at /from into /to, then prints the copy's size in bytes. */
 const COPY_SCRIPT = 'cp -a /from/. /to/ && du -sb /to';
+/**
+ * The first pass, while the sandbox runs: copies what it can. A file the agent removes or changes
+ * meanwhile may fail or come out torn; the second pass, with the sandbox paused, puts each right and
+ * fails on any error, so this one's errors are not the snapshot's.
+ */
+const FIRST_PASS_SCRIPT = 'cp -a /from/. /to/ 2>/dev/null; du -sb /to';
 /** Prints the kilobytes the volume at /from holds, counted as the disk limit's watchdog counts them. */
 const MEASURE_SCRIPT = 'du -skx /from | cut -f1';
 /**
@@ -204,7 +210,7 @@ export function createDockerSnapshots(options: DockerSnapshotOptions): SnapshotV
       let wasRunning = false;
       try {
         await progress({ phase: 'measured', bytes: await measure(request, target, await writableBytesOf(container)) });
-        await progress({ phase: 'copied', bytes: await copyVolume(request.dataVolume, target, request.snapshotId) });
+        await progress({ phase: 'copied', bytes: await copyVolume(request.dataVolume, target, request.snapshotId, FIRST_PASS_SCRIPT) });
         // Paused only for the consistent cut: the commit and what changed since the first pass.
         wasRunning = await pauseIfRunning(container);
         await progress({ phase: 'paused' });
