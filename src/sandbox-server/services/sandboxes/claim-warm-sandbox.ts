@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, ne, or } from 'drizzle-orm';
 import { engines, type SandboxRow, sandboxes } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { Transaction } from '../context.js';
+import { recordSandboxCreated } from './insert-sandbox.js';
 
 const CLAIMED = 'claimed from the warm pool';
 
@@ -50,15 +51,7 @@ export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Prom
     .where(and(inArray(sandboxes.id, ready), isNotNull(sandboxes.poolFingerprint)))
     .returning();
   if (!row) return null;
-  await recordEvent(tx, {
-    type: 'sandbox.created',
-    subjectKind: 'sandbox',
-    subjectId: row.id,
-    sandboxId: row.id,
-    previousStatus: null,
-    status: row.status,
-    statusDetail: CLAIMED,
-  });
+  await recordSandboxCreated(tx, row, CLAIMED);
   await recordEvent(tx, {
     type: 'sandbox.claimed',
     subjectKind: 'sandbox',

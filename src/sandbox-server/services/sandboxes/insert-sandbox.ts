@@ -30,6 +30,12 @@ export async function insertSandbox(tx: Transaction, values: NewSandboxValues, s
     .returning();
   if (!row) throw new Error('insert returned no row');
   if (row.poolFingerprint !== null) return row;
+  await recordSandboxCreated(tx, row, statusDetail);
+  return row;
+}
+
+/** The `sandbox.created` event of a sandbox the caller can now see: a new one, or a claimed pool member. */
+export async function recordSandboxCreated(tx: Transaction, row: SandboxRow, statusDetail: string | null): Promise<void> {
   await recordEvent(tx, {
     type: 'sandbox.created',
     subjectKind: 'sandbox',
@@ -39,5 +45,4 @@ export async function insertSandbox(tx: Transaction, values: NewSandboxValues, s
     status: row.status,
     statusDetail,
   });
-  return row;
 }
