@@ -65,16 +65,21 @@ export function useLlmConversations(prefix: string): LlmConversations {
           ...options.request,
         }),
       );
-      let info: ConversationInfo | undefined;
-      await vi.waitFor(
-        async () => {
-          info = (await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema)).body;
-          expect(['finished', 'error', 'stuck']).toContain(info.execution_status);
-        },
-        { timeout: 20_000, interval: 25 },
-      );
-      const events = (await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search?limit=100`, {}, pageSchema(EventSchema))).body.items;
-      return { id: created.id, requests: llm.requests, info: info!, events };
+      return { id: created.id, requests: llm.requests, ...(await runEnded(agent, created.id)) };
     },
   };
+}
+
+/** Waits until the agent of conversation `id` stops (finished, error, stuck); answers its info and events. */
+export async function runEnded(agent: AgentServerFixture, id: string): Promise<{ info: ConversationInfo; events: Event[] }> {
+  let info: ConversationInfo | undefined;
+  await vi.waitFor(
+    async () => {
+      info = (await agent.server.callJson('GET', `/api/conversations/${id}`, {}, ConversationInfoSchema)).body;
+      expect(['finished', 'error', 'stuck']).toContain(info.execution_status);
+    },
+    { timeout: 20_000, interval: 25 },
+  );
+  const events = (await agent.server.callJson('GET', `/api/conversations/${id}/events/search?limit=100`, {}, pageSchema(EventSchema))).body.items;
+  return { info: info!, events };
 }

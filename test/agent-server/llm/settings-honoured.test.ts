@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRequest, useTestAgentServer } from '../../helpers/agent-server.js';
 import { ValidationErrorSchema } from '../../helpers/answer.js';
-import { ConversationInfoSchema, type ConversationInfo } from '../../../src/contracts/agent-server/conversation-info.js';
+import { type ConversationInfo } from '../../../src/contracts/agent-server/conversation-info.js';
 import { LLM_FIELDS, REFUSABLE_LLM_FIELDS, type Llm } from '../../../src/contracts/agent-server/llm-settings.js';
-import { pageSchema } from '../../../src/contracts/paging.js';
-import { EventSchema, type Event } from '../../../src/events/index.js';
+import { type Event } from '../../../src/events/index.js';
 import { startScriptedLlm, text, toolCalls, type ReceivedRequest, type ScriptedLlm, type ScriptStep } from '../../helpers/scripted-llm.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { runEnded } from './harness.js';
 
 /**
  * No silent settings: every field OpenHands defines on an LLM either shows in what the stand-in
@@ -178,16 +178,7 @@ describe('every LLM setting OpenHands defines', () => {
         initial_message: { role: 'user', content: probe.message ?? [{ type: 'text', text: 'go' }], run: true },
       }),
     );
-    let info: ConversationInfo | undefined;
-    await vi.waitFor(
-      async () => {
-        info = (await agent.server.callJson('GET', `/api/conversations/${created.id}`, {}, ConversationInfoSchema)).body;
-        expect(['finished', 'error', 'stuck']).toContain(info.execution_status);
-      },
-      { timeout: 20_000, interval: 25 },
-    );
-    const events = (await agent.server.callJson('GET', `/api/conversations/${created.id}/events/search?limit=100`, {}, pageSchema(EventSchema))).body.items;
-    return { requests: llm.requests, info: info!, events, workspace };
+    return { requests: llm.requests, ...(await runEnded(agent, created.id)), workspace };
   }
 
   it.each(Object.entries(PROBES))('%s changes the call or the account of it', async (_field, probe) => {
