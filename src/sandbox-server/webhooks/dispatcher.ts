@@ -83,6 +83,8 @@ export class WebhookDispatcher {
       const woken = new Promise<void>((resolve) => {
         this.#wake = resolve;
       });
+      // Taken before the claim reads: an event committed while it reads still wakes this loop.
+      const changed = this.#feed.nextChange();
       let waitMs = IDLE_LOOK_MS;
       try {
         const claimed = await this.#claim();
@@ -96,7 +98,7 @@ export class WebhookDispatcher {
       const due = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, waitMs);
       });
-      await Promise.race([woken, due, this.#feed.nextChange()]);
+      await Promise.race([woken, due, changed]);
       clearTimeout(timer);
     }
   }

@@ -123,8 +123,9 @@ describe.skipIf(!asRoot)('AgentFs with an agent user', () => {
       }
       expect(reads).toBeGreaterThan(0);
     } finally {
+      // The whole group: a SIGKILL to bash alone leaves its last `mv` writing while the workspace is removed.
       const exited = new Promise((resolve) => swapper.once('exit', resolve));
-      swapper.kill('SIGKILL');
+      process.kill(-(swapper.pid ?? 0), 'SIGKILL');
       await exited;
     }
     expect(await fs.readFile(path.join(rootDir, 'package.json'), 'utf8')).toBe('ROOT');
@@ -135,7 +136,7 @@ describe.skipIf(!asRoot)('AgentFs with an agent user', () => {
 /** As the agent: swaps `t` in `dir` between its own file and links to `secret` and `rootFile`, atomically, forever. */
 function startSwapper(agent: AgentUser, dir: string, secret: string, rootFile: string): ChildProcess {
   const script = `while :; do ln -sfn ${secret} l1; mv -T l1 t; echo mine > f; mv -T f t; ln -sfn ${rootFile} l2; mv -T l2 t; echo mine > f; mv -T f t; done`;
-  return spawn('bash', ['-c', script], { cwd: dir, uid: agent.uid, gid: agent.gid, stdio: 'ignore' });
+  return spawn('bash', ['-c', script], { cwd: dir, uid: agent.uid, gid: agent.gid, stdio: 'ignore', detached: true });
 }
 
 describe('AgentFs with this process\'s own rights', () => {
