@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import type { AgentUser } from '../agent-user.js';
 import { createAgentFs } from '../agent-fs/index.js';
-import type { Event, JsonValue, TaskItem } from '../../events/index.js';
+import type { Event, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
-import { createAgentRunner, type AgentRunner, type CondenserOptions } from '../agent/index.js';
+import { createAgentRunner, type AgentRunner, type CondenserOptions, type RunnerStateChange } from '../agent/index.js';
 import { createLlmClient, llmConfigFrom, type LlmConfig, type LlmDelta } from '../agent/llm/index.js';
 import { createConversationTools } from '../agent/tools/index.js';
 import type { EventLog } from '../store/index.js';
@@ -30,7 +30,7 @@ export interface RunnerAccounting {
 export async function createConversationRunner(
   metadata: ConversationMetadata,
   log: EventLog<Event>,
-  onStateChange: (key: string, value: JsonValue) => void,
+  onStateChange: (change: RunnerStateChange) => void,
   accounting: RunnerAccounting,
   agentUser?: AgentUser,
 ): Promise<AgentRunner> {

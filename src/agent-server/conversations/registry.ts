@@ -21,11 +21,11 @@ import type { AgentUser } from '../agent-user.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event, type JsonValue } from '../../events/index.js';
+import { MESSAGE_SEARCH_TEXT_VERSION, messageSearchText, nowTimestamp, type Event } from '../../events/index.js';
 import { NotFoundError } from '../../errors/index.js';
 import { logger } from '../../logger.js';
 import { EventLogUnavailableError, openEventLog, type EventLog } from '../store/index.js';
-import type { AgentRunner } from '../agent/index.js';
+import type { AgentRunner, RunnerStateChange } from '../agent/index.js';
 import { AtomicJsonFile, syncDirectory } from './atomic-json-file.js';
 import { isConversationId } from '../../contracts/agent-server/conversation-id.js';
 import { createConversationRunner } from './conversation-runner.js';
@@ -33,7 +33,6 @@ import type { ConversationStats } from '../../contracts/agent-server/llm-metrics
 import type { CallRecord } from '../agent/llm/usage-metrics.js';
 import { ConversationMetadataSchema, type ConversationMetadata } from './metadata.js';
 import { createWriteGuard, type WriteGuard } from './write-guard.js';
-import { ConfirmationPolicySchema, ConversationExecutionStatusSchema } from '../../contracts/agent-server/conversation-requests.js';
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';
@@ -218,7 +217,7 @@ export class ConversationRegistry {
         createConversationRunner(
           conversation.metadata,
           log,
-          (key, value) => this.recordState(conversation, key, value),
+          (change) => this.recordState(conversation, change),
           {
             onStats: (stats) => this.recordStats(conversation, stats),
             onCall: this.onLlmCall,
@@ -264,18 +263,12 @@ export class ConversationRegistry {
   }
 
   /** The runner's state changes (it records them as events itself) mirrored into meta.json. */
-  private recordState(conversation: Conversation, key: string, value: JsonValue): void {
-    let change: Partial<ConversationMetadata> | undefined;
-    if (key === 'execution_status') {
-      const status = ConversationExecutionStatusSchema.safeParse(value);
-      if (status.success) change = { execution_status: status.data };
-    } else if (key === 'confirmation_policy') {
-      const policy = ConfirmationPolicySchema.safeParse(value);
-      if (policy.success) change = { confirmation_policy: policy.data };
-    }
-    if (!change || !this.conversations.has(conversation.metadata.id)) return;
-    if (change.execution_status === 'running') for (const waiter of conversation.runningWaiters) waiter();
-    this.changeMetadata(conversation, change).catch((error: unknown) =>
+  private recordState(conversation: Conversation, change: RunnerStateChange): void {
+    if (!this.conversations.has(conversation.metadata.id)) return;
+    if (change.key === 'execution_status' && change.value === 'running') for (const waiter of conversation.runningWaiters) waiter();
+    const metadataChange: Partial<ConversationMetadata> =
+      change.key === 'execution_status' ? { execution_status: change.value } : { confirmation_policy: change.value };
+    this.changeMetadata(conversation, metadataChange).catch((error: unknown) =>
       logger.error({ err: error, conversationId: conversation.metadata.id }, 'saving conversation state failed'),
     );
   }

@@ -20,7 +20,6 @@ import {
   AgentErrorEventSchema,
   CondensationSchema,
   ConversationErrorEventSchema,
-  ConversationStateUpdateEventSchema,
   MessageEventSchema,
   ObservationEventSchema,
   PauseEventSchema,
@@ -30,7 +29,6 @@ import {
   type ActionEvent,
   type AgentErrorEvent,
   type Event,
-  type JsonValue,
   type ObservationEvent,
 } from '../../../events/index.js';
 import { logger, type Logger } from '../../../logger.js';
@@ -43,13 +41,8 @@ import { completionLogEvent, type CompletionRequest } from './completion-log.js'
 import { planCondensation, summaryPrompt, validateCondenserOptions, type CondensationPlan, type CondenserOptions } from './condensation.js';
 import { needsConfirmation, normalizeConfirmationPolicy, type ConfirmationPolicy } from './confirmation-policy.js';
 import { buildView, viewMessages } from './llm-view.js';
-import {
-  EXECUTION_STATUS_KEY,
-  hasUserMessageSinceStatusChange,
-  iterationsOfCurrentRun,
-  pendingActions,
-  recordedStatus,
-} from './run-state.js';
+import { hasUserMessageSinceStatusChange, iterationsOfCurrentRun, pendingActions, recordedStatus } from './run-state.js';
+import { recordedExecutionStatus, stateUpdateEvent, type RunnerStateChange } from './state-change.js';
 import { detectStuck, describeStuck } from './stuck-detection.js';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt.js';
 import { chatTools, eventsFromToolCalls } from './tool-calls.js';
@@ -87,8 +80,8 @@ export interface AgentRunnerOptions {
   maxBudgetPerTask?: number | null;
   /** Stop with status `stuck` when the agent loops (OpenHands' stuck detection). */
   stuckDetection?: boolean;
-  /** Called after a state change is durable (keys `execution_status`, `confirmation_policy`). */
-  onStateChange?: (key: string, value: JsonValue) => void;
+  /** Called after a state change is durable. */
+  onStateChange?: (change: RunnerStateChange) => void;
 }
 
 export interface ConfirmationResponse {
@@ -166,7 +159,7 @@ class Runner implements AgentRunner {
   private readonly onDelta: ((delta: LlmDelta) => void) | undefined;
   private readonly maxBudgetPerTask: number | null;
   private readonly stuckDetection: boolean;
-  private readonly onStateChange: ((key: string, value: JsonValue) => void) | undefined;
+  private readonly onStateChange: ((change: RunnerStateChange) => void) | undefined;
   private readonly logger: Logger;
 
   private policy: ConfirmationPolicy;
@@ -258,10 +251,10 @@ class Runner implements AgentRunner {
   }
 
   async setConfirmationPolicy(policy: ConfirmationPolicy): Promise<void> {
-    this.policy = normalizeConfirmationPolicy(policy);
-    const value: JsonValue = { ...this.policy };
-    await this.record([ConversationStateUpdateEventSchema.parse({ kind: 'ConversationStateUpdateEvent', key: 'confirmation_policy', value })]);
-    this.notify('confirmation_policy', value);
+    const change: RunnerStateChange = { key: 'confirmation_policy', value: normalizeConfirmationPolicy(policy) };
+    this.policy = change.value;
+    await this.record([stateUpdateEvent(change)]);
+    this.notify(change);
   }
 
   close(): Promise<void> {
@@ -523,7 +516,7 @@ class Runner implements AgentRunner {
     } catch (recordError) {
       this.logger.error({ err: recordError }, 'recording the error of the agent loop failed');
       this.status = 'error';
-      this.notify(EXECUTION_STATUS_KEY, 'error');
+      this.notify({ key: 'execution_status', value: 'error' });
     }
   }
 
@@ -533,21 +526,21 @@ class Runner implements AgentRunner {
       await this.record(events);
       return;
     }
-    const update = ConversationStateUpdateEventSchema.parse({ kind: 'ConversationStateUpdateEvent', key: EXECUTION_STATUS_KEY, value: status });
-    await this.record([...events, update]);
+    const change: RunnerStateChange = { key: 'execution_status', value: status };
+    await this.record([...events, stateUpdateEvent(change)]);
     this.status = status;
-    this.notify(EXECUTION_STATUS_KEY, status);
+    this.notify(change);
   }
 
   private async record(events: readonly Event[]): Promise<void> {
     if (events.length > 0) await this.eventLog.append(events);
   }
 
-  private notify(key: string, value: JsonValue): void {
+  private notify(change: RunnerStateChange): void {
     try {
-      this.onStateChange?.(key, value);
+      this.onStateChange?.(change);
     } catch (error) {
-      this.logger.warn({ err: error, key }, 'a state change listener failed');
+      this.logger.warn({ err: error, key: change.key }, 'a state change listener failed');
     }
   }
 
@@ -576,7 +569,7 @@ const LOOP_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 function isLoopEvent(event: Event): boolean {
-  return LOOP_KINDS.has(event.kind) || (event.kind === 'ConversationStateUpdateEvent' && event.key === EXECUTION_STATUS_KEY);
+  return LOOP_KINDS.has(event.kind) || recordedExecutionStatus(event) !== undefined;
 }
 
 function isActionOf(tool: AnyTool, action: Action): action is ToolAction {

@@ -4,6 +4,7 @@
  * NeverConfirm never waits, AlwaysConfirm always does, and ConfirmRisky waits when any action's
  * risk reaches the threshold, or is UNKNOWN and `confirm_unknown` is set.
  */
+import type { ConfirmationPolicy as RecordedConfirmationPolicy } from '../../../contracts/agent-server/conversation-requests.js';
 import type { ActionEvent, SecurityRisk } from '../../../events/index.js';
 
 export type ConfirmationPolicy =
@@ -14,7 +15,7 @@ export type ConfirmationPolicy =
 const RISK_RANK: Record<SecurityRisk, number> = { UNKNOWN: 0, LOW: 1, MEDIUM: 2, HIGH: 3 };
 
 /** The policy with OpenHands' defaults filled in, as it is recorded in state updates. */
-export function normalizeConfirmationPolicy(policy: ConfirmationPolicy): ConfirmationPolicy {
+export function normalizeConfirmationPolicy(policy: ConfirmationPolicy): RecordedConfirmationPolicy {
   if (policy.kind !== 'ConfirmRisky') return { kind: policy.kind };
   return { kind: 'ConfirmRisky', threshold: policy.threshold ?? 'HIGH', confirm_unknown: policy.confirm_unknown ?? true };
 }

@@ -2,20 +2,13 @@
  * The loop's state, read back from the events it recorded, so that a runner created over an
  * existing log (after a restart) carries on exactly where the last one stopped.
  */
-import { EXECUTION_STATUSES, type ExecutionStatus } from '../../../contracts/agent-server/execution-status.js';
+import type { ExecutionStatus } from '../../../contracts/agent-server/execution-status.js';
 import type { ActionEvent, Event } from '../../../events/index.js';
-
-export const EXECUTION_STATUS_KEY = 'execution_status';
-
-function isExecutionStatus(value: unknown): value is ExecutionStatus {
-  return typeof value === 'string' && (EXECUTION_STATUSES as readonly string[]).includes(value);
-}
+import { recordedExecutionStatus } from './state-change.js';
 
 /** Index of the last recorded execution status change, or -1. */
 function lastStatusIndex(history: readonly Event[]): number {
-  return history.findLastIndex(
-    (event) => event.kind === 'ConversationStateUpdateEvent' && event.key === EXECUTION_STATUS_KEY && isExecutionStatus(event.value),
-  );
+  return history.findLastIndex((event) => recordedExecutionStatus(event) !== undefined);
 }
 
 /**
@@ -24,7 +17,7 @@ function lastStatusIndex(history: readonly Event[]): number {
  */
 export function recordedStatus(history: readonly Event[]): ExecutionStatus {
   const event = history[lastStatusIndex(history)];
-  return event?.kind === 'ConversationStateUpdateEvent' && isExecutionStatus(event.value) ? event.value : 'idle';
+  return (event && recordedExecutionStatus(event)) ?? 'idle';
 }
 
 /** True when a user wrote after the last status change (after the agent finished, say). */
@@ -37,9 +30,7 @@ export function hasUserMessageSinceStatusChange(history: readonly Event[]): bool
  * `llm_response_id` each) and condensations since the run last started.
  */
 export function iterationsOfCurrentRun(history: readonly Event[]): number {
-  const start = history.findLastIndex(
-    (event) => event.kind === 'ConversationStateUpdateEvent' && event.key === EXECUTION_STATUS_KEY && event.value === 'running',
-  );
+  const start = history.findLastIndex((event) => recordedExecutionStatus(event) === 'running');
   const responses = new Set<string>();
   let condensations = 0;
   for (const event of history.slice(start + 1)) {

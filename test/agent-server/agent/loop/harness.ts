@@ -8,9 +8,8 @@ import {
   ThinkToolSchema,
   messageSearchText,
   type Event,
-  type JsonValue,
 } from '../../../../src/events/index.js';
-import { createAgentRunner, type AgentRunner, type AgentRunnerOptions } from '../../../../src/agent-server/agent/index.js';
+import { createAgentRunner, type AgentRunner, type AgentRunnerOptions, type RunnerStateChange } from '../../../../src/agent-server/agent/index.js';
 import { createLlmClient } from '../../../../src/agent-server/agent/llm/index.js';
 import { createFinishTool, createThinkTool, type AnyTool, type ThinkAction, type ThinkObservation, type Tool } from '../../../../src/agent-server/agent/tools/index.js';
 import { parseActionArguments } from '../../../../src/agent-server/agent/tools/tool.js';
@@ -25,7 +24,7 @@ export interface Harness {
   log: EventLog<Event>;
   llm: ScriptedLlm;
   /** Every onStateChange call of every runner made here, in order. */
-  stateChanges: [string, JsonValue][];
+  stateChanges: RunnerStateChange[];
   /** A runner over the harness's log; think + finish tools unless told otherwise. */
   runner(options?: Partial<AgentRunnerOptions>): Promise<AgentRunner>;
   userSays(text: string): Promise<void>;
@@ -47,7 +46,7 @@ export async function startHarness(script: ScriptStep[]): Promise<Harness> {
     retry_max_wait_ms: 1,
   });
   const runners: AgentRunner[] = [];
-  const stateChanges: [string, JsonValue][] = [];
+  const stateChanges: RunnerStateChange[] = [];
   return {
     dir,
     log,
@@ -61,7 +60,7 @@ export async function startHarness(script: ScriptStep[]): Promise<Harness> {
         tools: [createThinkTool(), createFinishTool()],
         maxIterations: 20,
         confirmationPolicy: { kind: 'NeverConfirm' },
-        onStateChange: (key, value) => stateChanges.push([key, value]),
+        onStateChange: (change) => stateChanges.push(change),
         ...options,
       });
       runners.push(runner);

@@ -86,7 +86,7 @@ describe('pausing the agent loop', () => {
     await runner.pause();
 
     expect(await describedEvents(harness)).toEqual(['PauseEvent', 'execution_status="paused"']);
-    expect(harness.stateChanges).toEqual([['execution_status', 'paused']]);
+    expect(harness.stateChanges).toEqual([{ key: 'execution_status', value: 'paused' }]);
   });
 
   it('does not pause a finished conversation', async () => {

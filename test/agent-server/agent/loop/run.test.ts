@@ -31,8 +31,8 @@ describe('a run of the agent loop', () => {
     for (const update of ofKind(events, 'ConversationStateUpdateEvent')) expect(update.source).toBe('environment');
     expect(runner.executionStatus).toBe('finished');
     expect(harness.stateChanges).toEqual([
-      ['execution_status', 'running'],
-      ['execution_status', 'finished'],
+      { key: 'execution_status', value: 'running' },
+      { key: 'execution_status', value: 'finished' },
     ]);
 
     const [request] = harness.llm.requests;
@@ -345,6 +345,6 @@ describe('a run of the agent loop', () => {
     const policy = { kind: 'ConfirmRisky', threshold: 'HIGH', confirm_unknown: true };
     expect(update).toMatchObject({ key: 'confirmation_policy', value: policy });
     expect(runner.confirmationPolicy).toEqual(policy);
-    expect(harness.stateChanges).toEqual([['confirmation_policy', policy]]);
+    expect(harness.stateChanges).toEqual([{ key: 'confirmation_policy', value: policy }]);
   });
 });
