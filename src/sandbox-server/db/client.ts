@@ -19,6 +19,9 @@ const log = logger.child({ component: 'database' });
 /** The one database type services and the reconciler use, whichever driver is behind it. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** The handle a transaction callback receives; it runs the same queries as Database. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
 /**
  * Subscribes to NOTIFY on `channel`; `onNotify` gets each notification's payload, and runs without
  * one after each (re)connection of the listener, since notifications sent while it was away are

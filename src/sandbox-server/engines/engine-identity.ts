@@ -1,7 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Logger } from '../../logger.js';
 import { engines } from '../db/schema.js';
-import type { Transaction } from '../services/context.js';
+import type { Transaction } from '../db/client.js';
 import { dockerFor } from './docker-for.js';
 
 /** Who the dockerd at a URL is (see dockerIdentity), or null when it does not answer. */

@@ -1,10 +1,9 @@
 import { eq, ne } from 'drizzle-orm';
 import { LOCAL_ENGINE } from '../../contracts/engine.js';
-import type { Database } from '../db/client.js';
+import type { Database, Transaction } from '../db/client.js';
 import { engines } from '../db/schema.js';
 import { recordEvent } from '../lifecycle-events/record-event.js';
 import { announceEngines } from '../services/engines/announce-engines.js';
-import type { Transaction } from '../services/context.js';
 import { ConfigError } from '../config.js';
 import type { EngineAddress } from './engine-address.js';
 import { engineOfIdentity, type EngineIdentity, sameEngineMessage } from './engine-identity.js';

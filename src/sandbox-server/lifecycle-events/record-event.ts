@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type LifecycleEventRow, lifecycleEvents, webhookDeliveries, webhooks } from '../db/schema.js';
 import { toLifecycleEvent } from './event-view.js';
-import type { Transaction } from '../services/context.js';
+import type { Transaction } from '../db/client.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 
 /** The channel every committed event is announced on, to this process and to every other replica. */

@@ -71,6 +71,3 @@ export interface EngineRuntimes {
    */
   firewallProblem?: string | null;
 }
-
-/** The handle a transaction callback receives; it runs the same queries as Database. */
-export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];

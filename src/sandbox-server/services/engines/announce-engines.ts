@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { ENGINES_CHANNEL } from '../../replicas/hand-off.js';
-import type { Transaction } from '../context.js';
+import type { Transaction } from '../../db/client.js';
 
 /**
  * Tells every replica, once the transaction commits, to read the engines again: a registered

@@ -1,9 +1,8 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database, Transaction } from '../../db/client.js';
 import { type EngineRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { EngineInfo } from '../../models/engine.js';
 import type { RuntimeProbe } from '../../runtime/runtime.js';
-import type { Transaction } from '../context.js';
 
 /**
  * Live sandboxes on an engine (warm-pool members included); of them, the users' sandboxes a drain

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, or } from 'drizzle-orm';
 import { engines, type SandboxRow, sandboxes } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
-import type { Transaction } from '../context.js';
+import type { Transaction } from '../../db/client.js';
 import { recordSandboxCreated } from './insert-sandbox.js';
 
 const CLAIMED = 'claimed from the warm pool';

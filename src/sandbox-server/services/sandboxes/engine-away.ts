@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database, Transaction } from '../../db/client.js';
 import { engines } from '../../db/schema.js';
-import type { Transaction } from '../context.js';
 
 /** What a sandbox on each unreachable engine says in its status_detail, by engine. Few rows: read per request. */
 export async function engineAwayDetails(db: Database | Transaction): Promise<Map<string, string>> {

@@ -1,8 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../../errors/index.js';
-import type { Database } from '../../db/client.js';
+import type { Database, Transaction } from '../../db/client.js';
 import { type SandboxRow, sandboxes } from '../../db/schema.js';
-import type { Transaction } from '../context.js';
 
 /**
  * Unclaimed warm-pool members are hidden from the API: no listing, lookup, proxy or verb sees them

@@ -1,6 +1,6 @@
 import { type SandboxRow, sandboxes } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
-import type { Transaction } from '../context.js';
+import type { Transaction } from '../../db/client.js';
 import { newSessionApiKey } from './new-ids.js';
 
 /** What differs between new sandboxes; the rest (wanted RUNNING, status STARTING, a fresh session key) is common. */

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { UnavailableError } from '../../../errors/index.js';
 import { chooseEngine } from '../../engines/placement.js';
 import { engines, sandboxes } from '../../db/schema.js';
-import type { Transaction } from '../context.js';
+import type { Transaction } from '../../db/client.js';
 
 /** A placement refused: new engines or free room may come soon. */
 const PLACEMENT_RETRY_AFTER_SECONDS = 5;

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { sandboxes } from '../../db/schema.js';
-import type { Transaction } from '../context.js';
+import type { Transaction } from '../../db/client.js';
 
 /**
  * Serialises every change that adds a sandbox wanted running (start, resume) until the end of the

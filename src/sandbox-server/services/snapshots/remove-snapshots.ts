@@ -2,7 +2,8 @@ import { inArray } from 'drizzle-orm';
 import type { Logger } from '../../../logger.js';
 import { type SnapshotRow, snapshots } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
-import type { SnapshotEngine, Transaction } from '../context.js';
+import type { Transaction } from '../../db/client.js';
+import type { SnapshotEngine } from '../context.js';
 
 /** Deletes snapshot rows, each with its `snapshot.deleted` event, in the caller's transaction. */
 export async function deleteSnapshotRows(tx: Transaction, rows: readonly SnapshotRow[]): Promise<void> {
