@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { UnavailableError } from '../../../errors/index.js';
-import { chooseEngine } from '../../engines/placement.js';
+import { chooseEngine } from './placement.js';
 import { engines, sandboxes } from '../../db/schema.js';
 import type { Transaction } from '../../db/client.js';
 

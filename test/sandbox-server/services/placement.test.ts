@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseEngine, type PlacementCandidate } from '../../../src/sandbox-server/engines/placement.js';
+import { chooseEngine, type PlacementCandidate } from '../../../src/sandbox-server/services/sandboxes/placement.js';
 
 function engine(name: string, overrides: Partial<PlacementCandidate> = {}): PlacementCandidate {
   return { name, state: 'ACTIVE', health: 'HEALTHY', maxSandboxes: null, labels: {}, live: 0, ...overrides };

@@ -1,4 +1,4 @@
-import type { EngineHealth, EngineState } from '../../contracts/engine.js';
+import type { EngineHealth, EngineState } from '../../../contracts/engine.js';
 
 /** An engine as placement sees it: its intent, its health, its room and its labels. */
 export interface PlacementCandidate {
