@@ -33,7 +33,7 @@ import type { EngineRuntimes, ReconcilerKick, ServiceContext, SnapshotEngine } f
 import type { DefaultLimits } from './services/sandbox-specs/default-spec.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
 import { ObservedWrites } from './services/sandboxes/observed-writes.js';
-import type { EngineIdentity } from './engines/engine-identity.js';
+import type { EngineIdentity } from './services/engines/engine-identity.js';
 import { registerSnapshotRoutes } from './routes/snapshots/index.js';
 import { registerEngineRoutes } from './routes/engines/index.js';
 

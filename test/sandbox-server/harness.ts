@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { createSandboxServerApp, type SandboxServerApp } from '../../src/sandbox-server/app.js';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
-import type { EngineIdentity } from '../../src/sandbox-server/engines/engine-identity.js';
+import type { EngineIdentity } from '../../src/sandbox-server/services/engines/engine-identity.js';
 import { engines, lifecycleEvents, sandboxes, sandboxSpecs, snapshots } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
 import { type DefaultLimits, ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';

@@ -33,7 +33,7 @@ export const engines = pgTable('engines', {
   /** Sandboxes a drain moved off it to other engines, counted in each move's transaction (the drain's progress). */
   movedSandboxes: integer('moved_sandboxes').notNull().default(0),
   /**
-   * Who the dockerd is (engines/engine-identity.ts), when it answered at registration: unique, so
+   * Who the dockerd is (engines/docker-identity.ts), when it answered at registration: unique, so
    * that two rows never drive one dockerd (each would remove the other's containers as orphans).
    */
   dockerIdentity: text('docker_identity').unique(),

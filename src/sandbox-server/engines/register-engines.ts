@@ -6,7 +6,7 @@ import { recordEvent } from '../lifecycle-events/record-event.js';
 import { announceEngines } from '../services/engines/announce-engines.js';
 import { ConfigError } from '../config.js';
 import type { EngineAddress } from './engine-address.js';
-import { engineOfIdentity, type EngineIdentity, sameEngineMessage } from './engine-identity.js';
+import { engineOfIdentity, type EngineIdentity, sameEngineMessage } from '../services/engines/engine-identity.js';
 
 /**
  * The engines a control plane brings at start. With DOCKER_ENGINES, each is registered, or its

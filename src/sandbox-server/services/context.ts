@@ -1,4 +1,4 @@
-import type { EngineIdentity } from '../engines/engine-identity.js';
+import type { EngineIdentity } from './engines/engine-identity.js';
 import type { OciRuntime } from '../../contracts/sandbox.js';
 import type { Database } from '../db/client.js';
 import type { RuntimeProbe, SandboxRuntime } from '../runtime/runtime.js';
@@ -32,7 +32,7 @@ export interface ServiceContext {
   snapshots: SnapshotEngine;
   /** Counts each start of a spec that has a warm pool: served from it (hit) or cold (miss). */
   countWarmPoolClaim?(specId: string, hit: boolean): void;
-  /** Who the dockerd at a URL says it is (engines/engine-identity.ts); absent, registrations go unchecked. */
+  /** Who the dockerd at a URL says it is (engines/docker-identity.ts); absent, registrations go unchecked. */
   engineIdentity?: EngineIdentity;
   /**
    * Settles at the next status change of any sandbox (a committed lifecycle event, by any

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { ConflictError } from '../../../errors/index.js';
-import { engineOfIdentity, sameEngineMessage } from '../../engines/engine-identity.js';
+import { engineOfIdentity, sameEngineMessage } from './engine-identity.js';
 import { engines } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { EngineInfo, RegisterEngineRequest } from '../../models/engine.js';
@@ -13,7 +13,7 @@ import { toEngineInfo } from './engine-view.js';
  * picks it up without a restart (announceEngines), and the one winning its lease starts its
  * reconciler once the agent-server image is on it. A name already registered: 409. A dockerd
  * already registered under another name (the same identity, when it answers: see
- * engines/engine-identity.ts): 409 naming that engine; the unique identity column keeps two racing
+ * engines/docker-identity.ts): 409 naming that engine; the unique identity column keeps two racing
  * registrations from both getting in.
  */
 export async function registerEngine(ctx: ServiceContext, input: RegisterEngineRequest): Promise<EngineInfo> {

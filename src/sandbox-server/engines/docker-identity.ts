@@ -1,11 +1,6 @@
-import { and, eq, ne } from 'drizzle-orm';
 import type { Logger } from '../../logger.js';
-import { engines } from '../db/schema.js';
-import type { Transaction } from '../db/client.js';
+import type { EngineIdentity } from '../services/engines/engine-identity.js';
 import { dockerFor } from './docker-for.js';
-
-/** Who the dockerd at a URL is (see dockerIdentity), or null when it does not answer. */
-export type EngineIdentity = (dockerUrl: string) => Promise<string | null>;
 
 /** How long a registration waits for an engine to say who it is before registering it unchecked. */
 const IDENTITY_TIMEOUT_MS = 5_000;
@@ -38,19 +33,4 @@ export function dockerIdentity(tlsCertDir: string | undefined, log: Logger): Eng
       clearTimeout(timer);
     }
   };
-}
-
-/** The engine other than `name` already registered for the dockerd of this identity, if any. */
-export async function engineOfIdentity(tx: Transaction, identity: string, name: string): Promise<string | null> {
-  const [twin] = await tx
-    .select({ name: engines.name })
-    .from(engines)
-    .where(and(eq(engines.dockerIdentity, identity), ne(engines.name, name)))
-    .limit(1);
-  return twin?.name ?? null;
-}
-
-/** Why a second row for one dockerd is refused. */
-export function sameEngineMessage(name: string, twin: string, identity: string): string {
-  return `Engine ${name} is the Docker engine already registered as ${twin} (${identity}); two engines on one dockerd would remove each other's containers as orphans`;
 }
