@@ -2,8 +2,61 @@ import { z } from 'zod';
 import { type ConversationInfo, ConversationInfoSchema } from '../contracts/agent-server/conversation-info.js';
 import type { StartConversationRequestSchema } from '../contracts/agent-server/conversation-requests.js';
 import { type ServerInfo, ServerInfoSchema } from '../contracts/agent-server/server-info.js';
+import { AGENT_SERVER_PORT_NAME } from '../contracts/sandbox.js';
 import { UpstreamError } from '../errors/index.js';
-import type { AgentServerTarget } from './proxy/forward-http.js';
+import type { SandboxRow } from './db/schema.js';
+
+/**
+ * Where a sandbox's agent-server answers, and the key it expects. The proxy's hops use `host` and
+ * `port` as they are, so that no request parses `baseUrl`: the target is built once, when its
+ * sandbox is read, and the proxy keeps it in memory from then on.
+ */
+export interface AgentServerTarget {
+  host: string;
+  port: number;
+  baseUrl: string;
+  sessionApiKey: string;
+}
+
+export function agentServerTarget(host: string, port: number, sessionApiKey: string): AgentServerTarget {
+  return { host, port, baseUrl: `http://${host}:${port}`, sessionApiKey };
+}
+
+/** The agent-server of a RUNNING sandbox, or null when it has none to talk to yet. */
+export function agentTargetOf(row: SandboxRow): AgentServerTarget | null {
+  return row.status === 'RUNNING' ? publishedTargetOf(row) : null;
+}
+
+/**
+ * The agent-server of a sandbox still STARTING (and wanted RUNNING) whose container is up with its
+ * port published, or null: it may answer before the reconciler has seen it answer.
+ */
+export function startingAgentTargetOf(row: SandboxRow): AgentServerTarget | null {
+  return row.status === 'STARTING' && row.desiredState === 'RUNNING' ? publishedTargetOf(row) : null;
+}
+
+/** Where the sandbox's container publishes its agent-server, whatever its status; null when it does not. */
+function publishedTargetOf(row: SandboxRow): AgentServerTarget | null {
+  const port = row.hostPorts?.[AGENT_SERVER_PORT_NAME];
+  if (port === undefined || row.hostAddress === null) return null;
+  return agentServerTarget(row.hostAddress, port, row.sessionApiKey);
+}
+
+const ALIVE_TIMEOUT_MS = 1_000;
+
+/** GET <url>/alive on an agent-server; any answer but 2xx, or none in time, is "not yet". */
+export async function checkAgentServerAlive(url: string, sessionApiKey: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/alive`, {
+      headers: { 'X-Session-API-Key': sessionApiKey },
+      signal: AbortSignal.timeout(ALIVE_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
 
 /** The body of POST /api/conversations as the agent-server reads it (its defaults not yet applied). */
 export type StartConversationRequestBody = z.input<typeof StartConversationRequestSchema>;

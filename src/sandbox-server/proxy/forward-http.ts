@@ -1,22 +1,7 @@
 import { Agent } from 'node:http';
 import { UpstreamError } from '../../errors/index.js';
 import { sendParts } from '../../http/send.js';
-
-/**
- * Where a sandbox's agent-server answers, and the key it expects. The proxy's hops use `host` and
- * `port` as they are, so that no request parses `baseUrl`: the target is built once, when its
- * sandbox is read, and the proxy keeps it in memory from then on.
- */
-export interface AgentServerTarget {
-  host: string;
-  port: number;
-  baseUrl: string;
-  sessionApiKey: string;
-}
-
-export function agentServerTarget(host: string, port: number, sessionApiKey: string): AgentServerTarget {
-  return { host, port, baseUrl: `http://${host}:${port}`, sessionApiKey };
-}
+import type { AgentServerTarget } from '../agent-client.js';
 
 // Hop-by-hop headers describe one connection, not the message (RFC 9110 7.6.1). `authorization`
 // carries the control plane's own credential, which must never reach a sandbox. The browser's

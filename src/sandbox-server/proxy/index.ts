@@ -1,2 +1,2 @@
 export { bridgeWebSocket } from './bridge-websocket.js';
-export { type AgentServerTarget, agentServerTarget, forwardHttp } from './forward-http.js';
+export { forwardHttp } from './forward-http.js';

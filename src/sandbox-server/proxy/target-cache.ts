@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../services/context.js';
-import type { AgentServerTarget } from './forward-http.js';
+import type { AgentServerTarget } from '../agent-client.js';
 import { waitForAgentServer, type WaitForAgentServerOptions } from '../services/sandboxes/wait-for-agent-server.js';
 
 /**

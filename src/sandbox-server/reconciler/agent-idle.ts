@@ -1,9 +1,7 @@
 import { and, eq, lt } from 'drizzle-orm';
-import { createAgentClient } from '../agent-client.js';
+import { type AgentServerTarget, agentTargetOf, createAgentClient } from '../agent-client.js';
 import type { Database } from '../db/client.js';
 import { type SandboxRow, sandboxes } from '../db/schema.js';
-import type { AgentServerTarget } from '../proxy/forward-http.js';
-import { agentTargetOf } from '../services/sandboxes/agent-target.js';
 
 const ASK_TIMEOUT_MS = 1_000;
 

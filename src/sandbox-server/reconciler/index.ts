@@ -1,4 +1,3 @@
-export { checkAgentServerAlive } from './alive.js';
 export { containerRequestFor, dataVolumeNameFor, networkNameFor } from './container-request.js';
 export { holdSandbox, type HoldOptions } from './holds.js';
 export { Reconciler, type ReconcilerOptions } from './loop.js';

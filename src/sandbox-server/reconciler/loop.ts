@@ -12,7 +12,7 @@ import {
   RuntimeError,
   type SandboxRuntime,
 } from '../runtime/runtime.js';
-import { checkAgentServerAlive } from './alive.js';
+import { checkAgentServerAlive } from '../agent-client.js';
 import { acknowledgeHolds } from './holds.js';
 import { AliveProbes } from './alive-probes.js';
 import { CreatesInFlight } from './creates-in-flight.js';

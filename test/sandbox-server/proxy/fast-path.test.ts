@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/http/metrics/index.js';
 import { apiKeyChecker } from '../../../src/sandbox-server/auth.js';
 import { createProxyFastPath } from '../../../src/sandbox-server/proxy/fast-path.js';
-import { agentServerTarget } from '../../../src/sandbox-server/proxy/forward-http.js';
+import { agentServerTarget } from '../../../src/sandbox-server/agent-client.js';
 import { TargetCache } from '../../../src/sandbox-server/proxy/target-cache.js';
 
 const API_KEY = 'fast-path-api-key-0123456789';

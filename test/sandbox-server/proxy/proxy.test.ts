@@ -6,7 +6,8 @@ import { stream } from 'hono/streaming';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { handleError } from '../../../src/http/errors.js';
-import { agentServerTarget, bridgeWebSocket, forwardHttp } from '../../../src/sandbox-server/proxy/index.js';
+import { agentServerTarget } from '../../../src/sandbox-server/agent-client.js';
+import { bridgeWebSocket, forwardHttp } from '../../../src/sandbox-server/proxy/index.js';
 
 const KEY = 'sandbox-key';
 

@@ -5,7 +5,7 @@ import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { sandboxes } from '../../../src/sandbox-server/db/schema.js';
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
-import { agentServerTarget } from '../../../src/sandbox-server/proxy/forward-http.js';
+import { agentServerTarget } from '../../../src/sandbox-server/agent-client.js';
 import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
 import { ObservedWrites } from '../../../src/sandbox-server/services/sandboxes/observed-writes.js';
 import { waitForAgentServer } from '../../../src/sandbox-server/services/sandboxes/wait-for-agent-server.js';

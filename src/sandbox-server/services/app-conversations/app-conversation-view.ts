@@ -1,7 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import type { AppConversationRow, StartTaskRow } from '../../db/schema.js';
 import { sandboxes } from '../../db/schema.js';
-import { agentTargetOf } from '../sandboxes/agent-target.js';
+import { agentTargetOf } from '../../agent-client.js';
 import type { AppConversationContext } from './context.js';
 import type { AppConversation, AppConversationStartTask } from '../../models/app-conversation.js';
 import type { ConversationInfo } from '../../../contracts/agent-server/conversation-info.js';

@@ -1,5 +1,5 @@
 import type { AgentClient } from '../../agent-client.js';
-import type { AgentServerTarget } from '../../proxy/forward-http.js';
+import type { AgentServerTarget } from '../../agent-client.js';
 import type { ServiceContext } from '../context.js';
 
 /** Server-wide defaults for the conversations the control plane starts. */

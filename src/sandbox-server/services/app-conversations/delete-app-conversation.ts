@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { appConversations, sandboxes } from '../../db/schema.js';
-import { agentTargetOf } from '../sandboxes/agent-target.js';
+import { agentTargetOf } from '../../agent-client.js';
 import type { AppConversationContext } from './context.js';
 import { findAppConversation } from './find-app-conversation.js';
 

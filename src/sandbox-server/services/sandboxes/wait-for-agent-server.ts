@@ -1,11 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
 import { ConflictError, UnavailableError } from '../../../errors/index.js';
+import { type AgentServerTarget, agentTargetOf, checkAgentServerAlive, startingAgentTargetOf } from '../../agent-client.js';
 import { type SandboxRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
-import type { AgentServerTarget } from '../../proxy/forward-http.js';
 import type { ServiceContext } from '../context.js';
-import { checkAgentServerAlive } from '../../reconciler/alive.js';
-import { agentTargetOf, startingAgentTargetOf } from './agent-target.js';
 import { findLiveSandbox } from './find-sandbox.js';
 import { resumeSandbox } from './resume-sandbox.js';
 
