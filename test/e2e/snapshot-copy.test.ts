@@ -4,7 +4,7 @@ import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecy
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SnapshotInfoSchema } from '../../src/sandbox-server/models/snapshot.js';
 import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js';
-import { demultiplexLogs } from '../../src/sandbox-server/runtime/docker.js';
+import { demultiplexLogs } from '../../src/sandbox-server/runtime/docker-logs.js';
 import { snapshotVolumeFor } from '../../src/sandbox-server/runtime/docker-snapshots.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { ValidationErrorSchema } from '../helpers/answer.js';

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { demultiplexLogs } from './docker.js';
+import { demultiplexLogs } from './docker-logs.js';
 import { statusCodeOf, toRuntimeError } from './docker-errors.js';
 import type { DiskUsage } from './runtime.js';
 

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { dockerMessageOf } from './docker-errors.js';
 import { LABEL_INSTANCE, type RuntimeProbe } from './runtime.js';
-import { demultiplexLogs } from './docker.js';
+import { demultiplexLogs } from './docker-logs.js';
 
 /** Carried by a runtime's self-test container: the runtime it tests. */
 export const LABEL_RUNTIME_PROBE = 'sandbox-server.runtime-probe';

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { DEFAULT_LOG_ROTATION, logConfigFor } from './container-logs.js';
-import { demultiplexLogs } from './docker.js';
+import { demultiplexLogs } from './docker-logs.js';
 import { statusCodeOf, toRuntimeError } from './docker-errors.js';
 import {
   LABEL_INSTALLATION,

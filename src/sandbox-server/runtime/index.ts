@@ -1,3 +1,4 @@
 export * from './runtime.js';
-export { containerNameFor, createDockerRuntime, type DockerRuntimeOptions } from './docker.js';
+export { createDockerRuntime, type DockerRuntimeOptions } from './docker.js';
+export { containerNameFor } from './docker-container-options.js';
 export { LABEL_NETWORK, LABEL_SPARE_NETWORK } from './docker-spare-networks.js';

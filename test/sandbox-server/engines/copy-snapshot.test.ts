@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copySnapshot } from '../../../src/sandbox-server/engines/copy-snapshot.js';
-import { demultiplexLogs } from '../../../src/sandbox-server/runtime/docker.js';
+import { demultiplexLogs } from '../../../src/sandbox-server/runtime/docker-logs.js';
 import { LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE, testInstanceId } from '../../helpers/docker.js';
 
