@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventFilterQuerySchema } from '../../../contracts/agent-server/event-queries.js';
-import { eventFilterOf } from '../../conversations/event-queries.js';
+import { eventFilterOf } from './event-queries.js';
 import type { ConversationContext } from '../../services/context.js';
 import { countEvents } from '../../services/events/count-events.js';
 import { ConversationPathSchema } from '../params.js';

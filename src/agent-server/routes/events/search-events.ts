@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { EventSchema } from '../../../events/index.js';
 import { pageSchema } from '../../../contracts/paging.js';
 import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
-import { eventQueryOf } from '../../conversations/event-queries.js';
+import { eventQueryOf } from './event-queries.js';
 import type { ConversationContext } from '../../services/context.js';
 import { searchEvents } from '../../services/events/search-events.js';
 import { ConversationPathSchema } from '../params.js';

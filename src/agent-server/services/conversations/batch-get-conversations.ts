@@ -1,5 +1,5 @@
 import type { ConversationInfo } from '../../../contracts/agent-server/conversation-info.js';
-import { toConversationInfo } from '../../conversations/info.js';
+import { toConversationInfo } from './conversation-info.js';
 import type { ConversationContext } from '../context.js';
 
 /** One entry per id, in order, null for an unknown one. */

@@ -1,5 +1,5 @@
-import { toConversationInfo } from '../../conversations/info.js';
-import { zipArchive } from '../../conversations/zip-archive.js';
+import { toConversationInfo } from './conversation-info.js';
+import { zipArchive } from './zip-archive.js';
 import type { ConversationContext } from '../context.js';
 
 /**

@@ -3,7 +3,7 @@ import type { ConversationInfo } from '../../../contracts/agent-server/conversat
 import type { ForkConversationRequest } from '../../../contracts/agent-server/conversation-requests.js';
 import { ConflictError } from '../../../errors/index.js';
 import { nowTimestamp } from '../../../events/index.js';
-import { toConversationInfo } from '../../conversations/info.js';
+import { toConversationInfo } from './conversation-info.js';
 import type { ConversationContext } from '../context.js';
 import { deleteConversation } from './delete-conversation.js';
 

@@ -1,4 +1,5 @@
-import { agentAnswerOf } from '../../conversations/final-response.js';
+import type { Event } from '../../../events/index.js';
+import { textOf } from '../../agent/loop/llm-view.js';
 import type { ConversationContext } from '../context.js';
 
 /** The agent's newest answer (its finish message or its last text), '' before it answered. */
@@ -14,4 +15,14 @@ export async function getAgentFinalResponse(ctx: ConversationContext, id: string
     pageId = page.nextPageId ?? undefined;
   } while (pageId);
   return '';
+}
+
+/**
+ * What the agent last answered, if `event` is such an answer: the message of its finish action,
+ * or the text of a message it wrote. OpenHands' agent_final_response reads the newest one.
+ */
+function agentAnswerOf(event: Event): string | undefined {
+  if (event.kind === 'ActionEvent' && event.action?.kind === 'FinishAction') return event.action.message;
+  if (event.kind === 'MessageEvent' && event.source === 'agent') return textOf(event.llm_message.content);
+  return undefined;
 }

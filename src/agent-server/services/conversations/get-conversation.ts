@@ -1,6 +1,6 @@
 import type { ConversationInfo } from '../../../contracts/agent-server/conversation-info.js';
 import { NotFoundError } from '../../../errors/index.js';
-import { toConversationInfo } from '../../conversations/info.js';
+import { toConversationInfo } from './conversation-info.js';
 import type { ConversationContext } from '../context.js';
 
 /** OpenHands answers a GET of an unknown conversation with its generic "Not Found". */

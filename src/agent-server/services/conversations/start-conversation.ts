@@ -4,7 +4,7 @@ import type { StartConversationRequest } from '../../../contracts/agent-server/c
 import { RequestValidationError } from '../../../errors/index.js';
 import { nowTimestamp } from '../../../events/index.js';
 import { validateAgentTools } from '../../agent/tools/index.js';
-import { toConversationInfo } from '../../conversations/info.js';
+import { toConversationInfo } from './conversation-info.js';
 import { newConversationMetadata } from '../../conversations/metadata.js';
 import type { ConversationContext } from '../context.js';
 import { sendMessage } from '../events/send-message.js';

@@ -1,4 +1,4 @@
-import { readEventBatch } from '../../conversations/event-batch.js';
+import { readEventBatch } from './event-batch.js';
 import type { ConversationContext } from '../context.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { SendMessageRequest } from '../../../contracts/agent-server/conversation-requests.js';
-import { messageEventFrom } from '../../conversations/message-event.js';
+import type { MessageRole, SendMessageRequest } from '../../../contracts/agent-server/conversation-requests.js';
+import { MessageEventSchema, type EventSource, type MessageEvent } from '../../../events/index.js';
 import type { ConversationContext } from '../context.js';
 import { runConversation } from '../conversations/run-conversation.js';
 
@@ -7,4 +7,24 @@ import { runConversation } from '../conversations/run-conversation.js';
 export async function sendMessage(ctx: ConversationContext, input: { conversationId: string; request: SendMessageRequest }): Promise<void> {
   await ctx.conversations.appendEvents(ctx.conversations.require(input.conversationId), [messageEventFrom(input.request)]);
   if (input.request.run) await runConversation(ctx, input.conversationId);
+}
+
+/**
+ * The source recorded for a message sent through the API, by its role: user messages come from the
+ * user, assistant messages stand for the agent, and system or tool messages for the environment.
+ */
+const SOURCE_OF_ROLE: Record<MessageRole, EventSource> = {
+  user: 'user',
+  assistant: 'agent',
+  system: 'environment',
+  tool: 'environment',
+};
+
+/** A new MessageEvent (fresh id and timestamp) carrying the request's message. */
+function messageEventFrom(request: SendMessageRequest): MessageEvent {
+  return MessageEventSchema.parse({
+    kind: 'MessageEvent',
+    source: SOURCE_OF_ROLE[request.role],
+    llm_message: { role: request.role, content: request.content },
+  });
 }

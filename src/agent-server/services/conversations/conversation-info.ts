@@ -1,7 +1,7 @@
-import type { ConversationInfo } from '../../contracts/agent-server/conversation-info.js';
-import { combinedMetrics } from '../agent/llm/usage-metrics.js';
+import type { ConversationInfo } from '../../../contracts/agent-server/conversation-info.js';
+import { combinedMetrics } from '../../agent/llm/usage-metrics.js';
 import { maskSecrets } from './mask-secrets.js';
-import type { ConversationMetadata } from './metadata.js';
+import type { ConversationMetadata } from '../../conversations/metadata.js';
 
 export function toConversationInfo(metadata: ConversationMetadata): ConversationInfo {
   return {

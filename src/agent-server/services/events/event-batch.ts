@@ -1,6 +1,6 @@
-import { EventSchema, jsonTextDepth, MAX_JSON_DEPTH, type Event } from '../../events/index.js';
-import { RequestValidationError, invalidValuesFromZod, type InvalidValue } from '../../errors/index.js';
-import { jsonTooDeepError } from '../../http/request-guards/index.js';
+import { EventSchema, jsonTextDepth, MAX_JSON_DEPTH, type Event } from '../../../events/index.js';
+import { RequestValidationError, invalidValuesFromZod, type InvalidValue } from '../../../errors/index.js';
+import { jsonTooDeepError } from '../../../http/request-guards/index.js';
 import { JsonArrayReader } from './json-array-reader.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonArrayReader } from '../../../src/agent-server/conversations/json-array-reader.js';
+import { JsonArrayReader } from '../../../../src/agent-server/services/events/json-array-reader.js';
 
 /** What the reader reports for `pieces` fed in order, then the end of the body. */
 function read(pieces: string[]): { elements: { text: string; index: number; depth: number }[]; invalid: { msg: string; type: string }[] } {

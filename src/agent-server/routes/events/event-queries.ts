@@ -1,6 +1,6 @@
-import type { EventFilterQuery, EventSearchQuery } from '../../contracts/agent-server/event-queries.js';
-import { timestampMillis } from '../../events/index.js';
-import type { EventFilter, EventQuery } from '../store/index.js';
+import type { EventFilterQuery, EventSearchQuery } from '../../../contracts/agent-server/event-queries.js';
+import { timestampMillis } from '../../../events/index.js';
+import type { EventFilter, EventQuery } from '../../store/index.js';
 
 /**
  * OpenHands' Python server filters on the event's class path
