@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../src/sandbox-server/db/client.js';
 import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
 import { sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
-import { dataVolumeNameFor } from '../src/sandbox-server/reconciler/container-request.js';
+import { dataVolumeNameFor } from '../src/sandbox-server/runtime/resource-names.js';
 import { holdSandbox, Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
 import type { ServiceContext } from '../src/sandbox-server/services/context.js';

@@ -13,7 +13,7 @@ import { EngineInfoSchema, EnginePageSchema } from '../../src/sandbox-server/mod
 import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { type SandboxInfo, SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
-import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js';
+import { dataVolumeNameFor } from '../../src/sandbox-server/runtime/resource-names.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_SPEC_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';

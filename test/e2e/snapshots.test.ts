@@ -9,9 +9,8 @@ import { AppConversationSchema } from '../../src/sandbox-server/models/app-conve
 import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SnapshotInfoSchema, SnapshotPageSchema } from '../../src/sandbox-server/models/snapshot.js';
-import { dataVolumeNameFor } from '../../src/sandbox-server/reconciler/index.js';
+import { dataVolumeNameFor, snapshotImageFor, snapshotVolumeFor } from '../../src/sandbox-server/runtime/resource-names.js';
 import { createDockerRuntime } from '../../src/sandbox-server/runtime/index.js';
-import { snapshotImageFor, snapshotVolumeFor } from '../../src/sandbox-server/runtime/docker-snapshots.js';
 import { LABEL_INSTALLATION, LABEL_INSTANCE, LABEL_SNAPSHOT_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { ErrorDetailSchema, ValidationErrorSchema } from '../helpers/answer.js';
 import { createTestDatabase, testDrivers } from '../helpers/database.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
 import { engines, type SandboxRow, sandboxes, sandboxSpecs, snapshots } from '../db/schema.js';
 import { recordEvent } from '../lifecycle-events/record-event.js';
-import { dataVolumeNameFor } from '../reconciler/container-request.js';
+import { dataVolumeNameFor } from '../runtime/resource-names.js';
 import { LABEL_SNAPSHOT_ID, LABEL_SPEC_ID, type SandboxRuntime } from '../runtime/runtime.js';
 import { newSandboxId } from '../services/sandboxes/new-ids.js';
 import { placeSandbox } from '../services/sandboxes/place-sandbox.js';

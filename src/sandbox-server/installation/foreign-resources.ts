@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { adoptedInstallations, sandboxes, snapshots } from '../db/schema.js';
-import { dataVolumeNameFor } from '../reconciler/container-request.js';
+import { dataVolumeNameFor } from '../runtime/resource-names.js';
 import { installationOf, Ownership, type ResourceKind } from '../reconciler/foreign-resources.js';
 import type { SandboxRuntime } from '../runtime/runtime.js';
 

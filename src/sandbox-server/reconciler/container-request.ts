@@ -1,15 +1,8 @@
 import type { SandboxRow, SandboxSpecRow } from '../db/schema.js';
 import { DATA_OWNER_ENV } from '../../contracts/agent-server/data-owner.js';
 import { SESSION_KEY_DIGEST_ENV, sessionKeyDigest } from '../../contracts/agent-server/session-key-digest.js';
+import { dataVolumeNameFor, networkNameFor } from '../runtime/resource-names.js';
 import type { ContainerRequest } from '../runtime/runtime.js';
-
-export function dataVolumeNameFor(sandboxId: string): string {
-  return `sandbox-server-data-${sandboxId}`;
-}
-
-export function networkNameFor(sandboxId: string): string {
-  return `sandbox-server-net-${sandboxId}`;
-}
 
 /**
  * The container a sandbox row asks for: its spec (run from the row's own image when it was started

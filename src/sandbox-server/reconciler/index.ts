@@ -1,4 +1,4 @@
-export { containerRequestFor, dataVolumeNameFor, networkNameFor } from './container-request.js';
+export { containerRequestFor } from './container-request.js';
 export { holdSandbox, type HoldOptions } from './holds.js';
 export { Reconciler, type ReconcilerOptions } from './loop.js';
 export { applyPolicies, decidePolicy, type PolicyDecision } from './policies.js';

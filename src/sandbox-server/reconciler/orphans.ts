@@ -8,7 +8,7 @@ import type {
   VolumeCopyObservation,
   VolumeObservation,
 } from '../runtime/runtime.js';
-import { dataVolumeNameFor } from './container-request.js';
+import { dataVolumeNameFor } from '../runtime/resource-names.js';
 import { type ForeignResource, type ForeignResourceReport, installationOf, type Ownership, type ResourceKind } from './foreign-resources.js';
 import { forEachLimited } from './limit.js';
 

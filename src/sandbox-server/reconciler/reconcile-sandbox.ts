@@ -7,7 +7,8 @@ import { type NewLifecycleEvent, recordEvent } from '../lifecycle-events/record-
 import { sandboxEventType } from '../../contracts/lifecycle-event.js';
 import { type ContainerObservation, type ContainerRequest, RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
 import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
-import { containerRequestFor, dataVolumeNameFor } from './container-request.js';
+import { dataVolumeNameFor } from '../runtime/resource-names.js';
+import { containerRequestFor } from './container-request.js';
 import type { CreateView } from './creates-in-flight.js';
 import { planStep, type Step } from './plan-step.js';
 import { computeStatus, WAITING_FOR_ALIVE } from './status.js';

@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import { DEFAULT_LOG_ROTATION, logConfigFor } from './container-logs.js';
 import { demultiplexLogs } from './docker-logs.js';
 import { statusCodeOf, toRuntimeError } from './docker-errors.js';
+import { snapshotImageFor, snapshotVolumeFor } from './resource-names.js';
 import {
   LABEL_INSTALLATION,
   LABEL_INSTANCE,
@@ -63,14 +64,6 @@ for f; do
 done' sh {} +
 cp -a -u /from/. /to/
 du -sb /to`;
-
-export function snapshotImageFor(snapshotId: string): string {
-  return `sandbox-server/snapshot:${snapshotId}`;
-}
-
-export function snapshotVolumeFor(snapshotId: string): string {
-  return `sandbox-server-snapshot-${snapshotId}`;
-}
 
 /**
  * Snapshots on Docker: `docker commit` of the container (the engine leaves volumes out of it) and a

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { NotFoundError, validationError } from '../../../errors/index.js';
-import { dataVolumeNameFor } from '../../reconciler/container-request.js';
+import { dataVolumeNameFor } from '../../runtime/resource-names.js';
 import { type SnapshotRow, sandboxSpecs, snapshots } from '../../db/schema.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../../errors/index.js';
-import { dataVolumeNameFor } from '../../reconciler/container-request.js';
+import { dataVolumeNameFor } from '../../runtime/resource-names.js';
 import { type SandboxRow, snapshots } from '../../db/schema.js';
 import { recordEvent } from '../../lifecycle-events/record-event.js';
 import type { SnapshotInfo } from '../../models/snapshot.js';
