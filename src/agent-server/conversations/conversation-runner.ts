@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { LlmSchema, type Llm } from '../../contracts/agent-server/llm-settings.js';
 import type { ConversationStats } from '../../contracts/agent-server/llm-metrics.js';
 import type { CallRecord } from '../agent/llm/usage-metrics.js';
+import type { SecretVault } from '../secrets/secret-vault.js';
+import { systemMessage } from '../instructions/system-message.js';
 
 /** What the registry hears from a runner besides state changes: its LLM usage. */
 export interface RunnerAccounting {
@@ -33,6 +35,7 @@ export async function createConversationRunner(
   onStateChange: (change: RunnerStateChange) => void,
   accounting: RunnerAccounting,
   agentUser?: AgentUser,
+  secrets?: SecretVault,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
   const files = createAgentFs({ user: agentUser });
@@ -52,8 +55,10 @@ export async function createConversationRunner(
       agentUser,
       files,
       initialTasks: await lastTaskList(log),
+      secrets,
     }),
     maxIterations: metadata.max_iterations,
+    systemPrompt: systemMessage({ secrets: secrets?.infos() }),
     confirmationPolicy: metadata.confirmation_policy,
     logCompletions: llm.log_completions === true,
     // Written with the agent's rights: the folder is in the workspace, where the agent may plant links.

@@ -3,7 +3,6 @@ import {
   AgentSchema,
   ConfirmationPolicySchema,
   ConversationExecutionStatusSchema,
-  SecretsSchema,
   TagsSchema,
   type StartConversationRequest,
 } from '../../contracts/agent-server/conversation-requests.js';
@@ -24,7 +23,8 @@ export const ConversationMetadataSchema = z.object({
   max_budget_per_task: z.number().nullable().default(null),
   /** What its LLM calls used and cost so far, per usage_id. */
   stats: ConversationStatsSchema.default({ usage_to_metrics: {} }),
-  secrets: SecretsSchema,
+  /** As sent (SecretsSchema); read loosely so that a secret of a kind no longer known never hides the conversation. */
+  secrets: z.record(z.string(), z.union([z.string(), z.looseObject({})])),
   title: z.string().nullable(),
   tags: TagsSchema,
   execution_status: ConversationExecutionStatusSchema,

@@ -33,6 +33,8 @@ import type { ConversationStats } from '../../contracts/agent-server/llm-metrics
 import type { CallRecord } from '../agent/llm/usage-metrics.js';
 import { ConversationMetadataSchema, type ConversationMetadata } from './metadata.js';
 import { createWriteGuard, type WriteGuard } from './write-guard.js';
+import { createSecretVault, type SecretVault } from '../secrets/secret-vault.js';
+import { withMaskedAppends } from '../secrets/masked-event-log.js';
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';
@@ -51,6 +53,8 @@ export interface Conversation {
   readonly runningWaiters: Set<() => void>;
   /** Metadata saves and event appends pass it; a delete closes it. */
   readonly writes: WriteGuard;
+  /** Its secrets' values for the shell, and the masking of them in every event appended. */
+  readonly secrets: SecretVault;
 }
 
 export interface ConversationRegistryOptions {
@@ -201,7 +205,9 @@ export class ConversationRegistry {
     if (conversation.writes.closed) return Promise.reject(new NotFoundError('Conversation not found'));
     if (!conversation.log) {
       const file = join(conversation.directory, EVENTS_FILE);
-      const opening = conversation.created.then(() => openEventLog<Event>(file, { searchableText: messageSearchText, textVersion: MESSAGE_SEARCH_TEXT_VERSION }));
+      const opening = conversation.created
+        .then(() => openEventLog<Event>(file, { searchableText: messageSearchText, textVersion: MESSAGE_SEARCH_TEXT_VERSION }))
+        .then((log) => withMaskedAppends(log, conversation.secrets.mask));
       // A log that failed to open is not cached, so the next request tries again.
       opening.catch(() => {
         if (conversation.log === opening) conversation.log = undefined;
@@ -227,6 +233,7 @@ export class ConversationRegistry {
             },
           },
           this.agentUser,
+          conversation.secrets,
         ),
       );
       creating.catch(() => {
@@ -256,6 +263,7 @@ export class ConversationRegistry {
       created: Promise.resolve(),
       runningWaiters: new Set(),
       writes: createWriteGuard(),
+      secrets: createSecretVault(metadata.secrets),
       metadataFile: new AtomicJsonFile(join(directory, METADATA_FILE), () => conversation.metadata),
     };
     this.conversations.set(metadata.id, conversation);

@@ -10,6 +10,7 @@ import { LimitQuerySchema, PageIdQuerySchema } from '../paging.js';
 import { ConversationIdSchema } from './conversation-id.js';
 import { EXECUTION_STATUSES } from './execution-status.js';
 import { LlmSchema, refuseUnsupportedLlmSettings } from './llm-settings.js';
+import { SecretsSchema } from './secrets.js';
 
 export const ConversationExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
 export type ConversationExecutionStatus = z.output<typeof ConversationExecutionStatusSchema>;
@@ -78,9 +79,7 @@ export const WorkspaceSchema = z.object({
     .refine((dir) => !dir.includes('\0'), 'Must not contain NUL bytes'),
 });
 
-/** A secret is a plain value or an OpenHands secret source ({kind: StaticSecret, value} and the like). */
-export const SecretsSchema = z.record(z.string(), z.union([z.string(), z.looseObject({})]));
-export type Secrets = z.output<typeof SecretsSchema>;
+export { SecretsSchema, type Secrets } from './secrets.js';
 
 /** OpenHands' ACPAgent drives an external agent CLI over the Agent Client Protocol; none runs here. */
 const RunnableAgentSchema = AgentSchema.extend({ llm: RequestedLlmSchema }).refine((agent) => agent.kind !== 'ACPAgent', {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
+import { SecretsSchema } from '../../contracts/agent-server/secrets.js';
 import { MetricsSnapshotSchema } from '../../contracts/agent-server/llm-metrics.js';
 import { START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
@@ -27,7 +28,8 @@ export const AppConversationStartRequestSchema = z
     trigger: z.string().nullish(),
     pr_number: z.array(z.number().int()).default([]),
     tags: TagsSchema.default({}),
-    secrets: z.record(z.string(), z.string()).default({}),
+    /** Set as variables in the agent's shell and masked in all that leaves it: plain values, or StaticSecret / LookupSecret sources. */
+    secrets: SecretsSchema.default({}),
   })
   .openapi('AppConversationStartRequest');
 export type AppConversationStartRequest = z.output<typeof AppConversationStartRequestSchema>;

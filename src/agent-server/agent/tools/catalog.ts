@@ -18,7 +18,7 @@ import { createFinishTool } from './finish-tool.js';
 import { createPlanningFileEditorTool } from './planning-file-editor-tool.js';
 import { createGlobTool, createGrepTool } from './search/search-tools.js';
 import { createTaskTrackerTool } from './task-tracker-tool.js';
-import { createTerminalTool, type TerminalToolOptions } from './terminal/terminal-tool.js';
+import { createTerminalTool, type ShellSecrets, type TerminalToolOptions } from './terminal/terminal-tool.js';
 import { createThinkTool } from './think-tool.js';
 import type { AnyTool } from './tool.js';
 
@@ -31,6 +31,8 @@ export interface ToolEnvironment {
   files: AgentFs;
   /** The task list the conversation last planned, for a task tracker reopened after a restart. */
   initialTasks?: TaskItem[];
+  /** The conversation's secrets, set in the shell's environment. */
+  secrets?: ShellSecrets;
   /** Terminal settings a server (or a test) sets for every conversation. */
   terminal?: Omit<TerminalToolOptions, 'workspaceDir' | 'agentUser'>;
 }
@@ -75,6 +77,7 @@ export const TOOL_CATALOG: readonly CatalogEntry[] = [
           ...env.terminal,
           workspaceDir: env.workspaceDir,
           agentUser: env.agentUser,
+          secrets: env.secrets,
           ...(quiet ? { noChangeTimeoutSeconds: quiet } : {}),
           ...(backend ? { backend: backend === 'tmux' ? 'tmux' : 'script' } : {}),
         }),

@@ -10,7 +10,7 @@ export const updateSecretsRoute = createRoute({
   method: 'post',
   path: '/api/conversations/{conversation_id}/secrets',
   tags: ['Conversations'],
-  summary: "Add or replace secrets of a conversation (plain values or {kind: 'StaticSecret', value})",
+  summary: "Add or replace secrets of a conversation (plain values, or StaticSecret and LookupSecret sources); the shell gets them before its next command",
   middleware: [requireJsonBody] as const,
   request: {
     params: ConversationPathSchema,

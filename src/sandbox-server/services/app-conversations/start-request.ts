@@ -1,5 +1,6 @@
 import { validationError } from '../../../errors/index.js';
 import type { StartConversationRequestBody } from '../../agent-client.js';
+import type { Secrets } from '../../../contracts/agent-server/secrets.js';
 import type { AppConversationSettings } from './context.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 
@@ -22,7 +23,7 @@ export function chooseLlmModel(request: AppConversationStartRequest, settings: A
 export function agentConversationRequest(input: {
   conversationId: string;
   request: AppConversationStartRequest;
-  secrets: Record<string, string>;
+  secrets: Secrets;
   settings: AppConversationSettings;
   workingDir: string;
 }): StartConversationRequestBody {

@@ -93,13 +93,16 @@ export class BashSession {
     return this.#exitCode !== undefined;
   }
 
-  /** Sends a new command line. Whatever a previous, unreported command left is dropped. */
-  run(command: string): void {
+  /**
+   * Sends a new command line, after exporting `exports` (typed with echo off, so no output shows
+   * them). Whatever a previous, unreported command left is dropped.
+   */
+  run(command: string, exports: Record<string, string> = {}): void {
     this.#seq += 1;
     this.#active = true;
     this.#finished = null;
     this.#output.clear();
-    this.#shell.type(commandLine(this.#seq, command));
+    this.#shell.type(commandLine(this.#seq, command, exports));
   }
 
   /** Text typed at the terminal, for the running program. */

@@ -62,11 +62,27 @@ const PIECE = 900;
  * first gathered into a variable piece by piece (each piece's sentinel is stale: it carries the
  * previous `seq`), then evaluated.
  */
-export function commandLine(seq: number, command: string): string {
-  if (command.split('\n').every((line) => line.length <= PIECE)) return `__oh_seq=${seq}; eval ${shellQuote(command)}\n`;
+export function commandLine(seq: number, command: string, exports: Record<string, string> = {}): string {
+  return exportLines(exports) + evalLine(`__oh_seq=${seq}; `, '__oh_cmd', command);
+}
+
+/**
+ * Lines that export the variables before the command, as their own command lines (their sentinels
+ * are stale), so the command's exit code and its line numbers are its own. Values may be long or
+ * hold newlines (a key file), hence typed like a long command.
+ */
+function exportLines(exports: Record<string, string>): string {
+  const names = Object.keys(exports);
+  if (names.length === 0) return '';
+  const text = names.map((name) => `export ${name}=${shellQuote(exports[name] ?? '')}`).join('\n');
+  return evalLine('', '__oh_env', text) + 'unset __oh_env\n';
+}
+
+function evalLine(prefix: string, variable: string, text: string): string {
+  if (text.split('\n').every((line) => line.length <= PIECE)) return `${prefix}eval ${shellQuote(text)}\n`;
   const pieces: string[] = [];
-  for (let at = 0; at < command.length; at += PIECE) pieces.push(`__oh_cmd+=${shellQuote(command.slice(at, at + PIECE))}\n`);
-  return `__oh_cmd=\n${pieces.join('')}__oh_seq=${seq}; eval "$__oh_cmd"\n`;
+  for (let at = 0; at < text.length; at += PIECE) pieces.push(`${variable}+=${shellQuote(text.slice(at, at + PIECE))}\n`);
+  return `${variable}=\n${pieces.join('')}${prefix}eval "$${variable}"\n`;
 }
 
 export function shellQuote(text: string): string {

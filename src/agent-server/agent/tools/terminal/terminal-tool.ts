@@ -45,6 +45,14 @@ export interface TerminalToolOptions {
   agentUser?: AgentUser;
   /** The shell's environment (less the session key settings); by default ours (see shellEnvironment). */
   env?: Record<string, string | undefined>;
+  /** Secrets the shell holds as variables, asked again before every command. */
+  secrets?: ShellSecrets;
+}
+
+/** Where the shell's secret variables come from (the conversation's SecretVault). */
+export interface ShellSecrets {
+  /** The variables the shell should hold before it runs `command`. */
+  environment(command: string): Promise<Record<string, string>>;
 }
 
 export const TERMINAL_DEFAULTS = { noChangeTimeoutSeconds: 30, outputLimit: 30_000 } as const;
@@ -69,18 +77,28 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
   const serially = createSerialQueue();
   let session: BashSession | null = null;
   let workingDir = workspaceDir;
+  /** The secret variables the current shell holds. */
+  let exported: Record<string, string> = {};
 
   const facts = (): ShellFacts => ({ workingDir, ...identity });
 
-  async function currentSession(): Promise<BashSession> {
+  async function currentSession(secrets: Record<string, string>): Promise<BashSession> {
     if (session === null || session.hasExited) {
       await session?.close();
       const backend = options.backend ?? availablePtyBackend();
       if (backend === null) throw new Error('this image has neither tmux nor script (util-linux), so no terminal can be opened');
-      session = await BashSession.start({ cwd: workspaceDir, env, outputLimit, agentUser: options.agentUser, backend });
+      session = await BashSession.start({ cwd: workspaceDir, env: { ...env, ...secrets }, outputLimit, agentUser: options.agentUser, backend });
       workingDir = workspaceDir;
+      exported = secrets;
     }
     return session;
+  }
+
+  /** The secrets that changed since the shell got its own: exported ahead of the next command. */
+  function secretChanges(secrets: Record<string, string>): Record<string, string> {
+    const changes = Object.fromEntries(Object.entries(secrets).filter(([name, value]) => exported[name] !== value));
+    exported = { ...exported, ...changes };
+    return changes;
   }
 
   async function closeSession(): Promise<void> {
@@ -135,9 +153,10 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
       return withLeadingNote(observation, resetNote(workspaceDir), command);
     }
 
+    const secrets = (await options.secrets?.environment(command)) ?? {};
     let shell: BashSession;
     try {
-      shell = await currentSession();
+      shell = await currentSession(secrets);
     } catch (error) {
       return fail(`Could not start bash in ${workspaceDir}: ${(error as Error).message}`);
     }
@@ -159,7 +178,7 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
     if (shell.isRunning) {
       return stillRunningObservation({ command, output: shell.takeOutput(), continued: true, facts: facts() });
     }
-    shell.run(command);
+    shell.run(command, secretChanges(secrets));
     return report(shell, action, ctx, { continued: false });
   }
 
