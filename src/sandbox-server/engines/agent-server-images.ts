@@ -1,7 +1,8 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../../logger.js';
 import type { EngineRow } from '../db/schema.js';
-import { copyImage, ensureAgentServerImage, imageIdOn } from '../image/index.js';
+import { copyImage, ensureAgentServerImage } from '../image/index.js';
+import { imageIdOn } from '../runtime/image-id.js';
 
 export interface AgentServerImagesOptions {
   tag: string;

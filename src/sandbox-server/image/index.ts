@@ -1,3 +1,2 @@
 export { type AgentServerImageOptions, buildAgentServerImage, ensureAgentServerImage } from './build.js';
 export { copyImage } from './copy.js';
-export { imageIdOn } from './image-id.js';

@@ -10,7 +10,7 @@ import { createDockerSnapshots } from './docker-snapshots.js';
 import { createDockerVolumes } from './docker-volumes.js';
 import { dockerDiskUsage } from './docker-disk-usage.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, ownerLabels, type SandboxRuntime } from './runtime.js';
-import { imageIdOn } from '../image/image-id.js';
+import { imageIdOn } from './image-id.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { statusCodeOf } from '../runtime/docker-errors.js';
+import { statusCodeOf } from './docker-errors.js';
 
 /** The id of the image `image` names on the engine now; null when the engine has no such image. Other failures throw. */
 export async function imageIdOn(docker: Docker, image: string): Promise<string | null> {
