@@ -5,7 +5,7 @@ import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SandboxInfoSchema, type SandboxInfo } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
-import { containerNameFor } from '../../src/sandbox-server/runtime/docker-container-options.js';
+import { containerNameFor } from '../../src/sandbox-server/runtime/resource-names.js';
 import { installFirewall } from '../../src/sandbox-server/runtime/firewall.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';

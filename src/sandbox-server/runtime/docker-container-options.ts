@@ -1,12 +1,8 @@
 import type Docker from 'dockerode';
 import { agentProcessLimit } from './agent-process-limit.js';
 import { type LogRotation, logConfigFor } from './container-logs.js';
+import { containerNameFor } from './resource-names.js';
 import { type ContainerRequest, LABEL_PORT_PREFIX, LABEL_SANDBOX_ID, LABEL_SPEC_ID } from './runtime.js';
-
-/** Docker names allow [a-zA-Z0-9_.-]; sandbox ids are expected to fit, and the engine says so when not. */
-export function containerNameFor(sandboxId: string): string {
-  return `sandbox-server-${sandboxId}`;
-}
 
 /** `network` is the id or name of the sandbox's network; `extraLabels` say which spare network that is. */
 export function createOptionsFor(

@@ -1,4 +1,4 @@
 export * from './runtime.js';
 export { createDockerRuntime, type DockerRuntimeOptions } from './docker.js';
-export { containerNameFor } from './docker-container-options.js';
+export { containerNameFor } from './resource-names.js';
 export { LABEL_NETWORK, LABEL_SPARE_NETWORK } from './docker-spare-networks.js';

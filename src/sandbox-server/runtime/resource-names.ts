@@ -4,6 +4,10 @@
  * Docker names allow [a-zA-Z0-9_.-]; ids are expected to fit, and the engine says so when not.
  */
 
+export function containerNameFor(sandboxId: string): string {
+  return `sandbox-server-${sandboxId}`;
+}
+
 export function dataVolumeNameFor(sandboxId: string): string {
   return `sandbox-server-data-${sandboxId}`;
 }
