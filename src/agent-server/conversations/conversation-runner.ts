@@ -5,7 +5,7 @@ import type { Event, TaskItem } from '../../events/index.js';
 import { ConflictError } from '../../errors/index.js';
 import { createAgentRunner, type AgentRunner, type CondenserOptions, type RunnerStateChange } from '../agent/index.js';
 import { createLlmClient, llmConfigFrom, type LlmConfig, type LlmDelta } from '../agent/llm/index.js';
-import { createConversationTools } from '../agent/tools/index.js';
+import { openConversationTools } from './conversation-tools.js';
 import type { EventLog } from '../store/index.js';
 import type { ConversationMetadata } from './metadata.js';
 import { z } from 'zod';
@@ -50,7 +50,7 @@ export async function createConversationRunner(
     conversationId: metadata.id,
     log,
     llm: createLlmClient(llmConfigOf(metadata)),
-    tools: await createConversationTools(metadata.agent, {
+    tools: await openConversationTools(metadata.agent, log, {
       workspaceDir,
       agentUser,
       files,

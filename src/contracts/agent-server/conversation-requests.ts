@@ -10,6 +10,7 @@ import { LimitQuerySchema, PageIdQuerySchema } from '../paging.js';
 import { ConversationIdSchema } from './conversation-id.js';
 import { EXECUTION_STATUSES } from './execution-status.js';
 import { LlmSchema, refuseUnsupportedLlmSettings } from './llm-settings.js';
+import { McpConfigSchema } from './mcp-config.js';
 import { SecretsSchema } from './secrets.js';
 
 export const ConversationExecutionStatusSchema = z.enum(EXECUTION_STATUSES);
@@ -81,8 +82,12 @@ export const WorkspaceSchema = z.object({
 
 export { SecretsSchema, type Secrets } from './secrets.js';
 
-/** OpenHands' ACPAgent drives an external agent CLI over the Agent Client Protocol; none runs here. */
-const RunnableAgentSchema = AgentSchema.extend({ llm: RequestedLlmSchema }).refine((agent) => agent.kind !== 'ACPAgent', {
+/**
+ * OpenHands' ACPAgent drives an external agent CLI over the Agent Client Protocol; none runs here.
+ * `mcp_config` is checked here, not in AgentSchema: conversations stored before it was used keep
+ * whatever they were given.
+ */
+const RunnableAgentSchema = AgentSchema.extend({ llm: RequestedLlmSchema, mcp_config: McpConfigSchema }).refine((agent) => agent.kind !== 'ACPAgent', {
   message: 'ACP agents (external agent CLIs) are not run by this server; use kind Agent',
   path: ['kind'],
 });

@@ -36,7 +36,7 @@ import type { EventLog } from '../../store/index.js';
 import { LlmError, type ChatTool, type LlmAnswer, type LlmClient, type LlmDelta } from '../llm/index.js';
 import { priceOf, callCost } from '../llm/pricing.js';
 import { totalCost, withCall, type CallRecord, type ConversationStats } from '../llm/usage-metrics.js';
-import { closeTools, type AnyTool, type ToolAction } from '../tools/index.js';
+import { fixedToolSet, type AnyTool, type ToolAction, type ToolSet } from '../tools/index.js';
 import { completionLogEvent, type CompletionRequest } from './completion-log.js';
 import { planCondensation, summaryPrompt, validateCondenserOptions, type CondensationPlan, type CondenserOptions } from './condensation.js';
 import { needsConfirmation, normalizeConfirmationPolicy, type ConfirmationPolicy } from './confirmation-policy.js';
@@ -52,8 +52,8 @@ export interface AgentRunnerOptions {
   conversationId: string;
   log: EventLog<Event>;
   llm: LlmClient;
-  /** Owned by the runner from now on: `close()` closes them. */
-  tools: AnyTool[];
+  /** Owned by the runner from now on: `close()` closes them. A set's tools may change while it runs (MCP servers). */
+  tools: AnyTool[] | ToolSet;
   /** LLM steps (responses and condensations) one run may take before it stops with an error. */
   maxIterations: number;
   confirmationPolicy: ConfirmationPolicy;
@@ -143,9 +143,9 @@ const EMPTY_RESPONSE_NUDGE =
 class Runner implements AgentRunner {
   private readonly eventLog: EventLog<Event>;
   private readonly llm: LlmClient;
-  private readonly tools: AnyTool[];
-  private readonly toolsByName: ReadonlyMap<string, AnyTool>;
-  private readonly offeredTools: ChatTool[];
+  private readonly tools: ToolSet;
+  /** What the LLM is offered, made again when the tool set changes. */
+  private offered: { tools: readonly AnyTool[]; chat: ChatTool[]; byName: ReadonlyMap<string, AnyTool> } | null = null;
   private readonly maxIterations: number;
   private readonly systemPrompt: string;
   private readonly logCompletions: boolean;
@@ -179,9 +179,7 @@ class Runner implements AgentRunner {
   constructor(options: AgentRunnerOptions) {
     this.eventLog = options.log;
     this.llm = options.llm;
-    this.tools = options.tools;
-    this.toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
-    this.offeredTools = chatTools(options.tools);
+    this.tools = Array.isArray(options.tools) ? fixedToolSet(options.tools) : options.tools;
     this.maxIterations = options.maxIterations;
     this.systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     this.logCompletions = options.logCompletions ?? false;
@@ -264,7 +262,7 @@ class Runner implements AgentRunner {
       this.llmCall?.abort();
       this.closing = (async () => {
         await this.active;
-        await closeTools(this.tools);
+        await this.tools.close();
       })();
     }
     return this.closing;
@@ -279,7 +277,7 @@ class Runner implements AgentRunner {
           SystemPromptEventSchema.parse({
             kind: 'SystemPromptEvent',
             system_prompt: { text: this.systemPrompt },
-            tools: this.tools.map((tool) => tool.definition),
+            tools: this.tools.tools.map((tool) => tool.definition),
           }),
         ]);
       }
@@ -344,7 +342,8 @@ class Runner implements AgentRunner {
     const plan = this.condenser && planCondensation(view, this.condenser);
     if (plan) return this.condense(plan);
 
-    const request: CompletionRequest = { messages: viewMessages(view), tools: this.offeredTools };
+    const offered = this.offeredTools();
+    const request: CompletionRequest = { messages: viewMessages(view), tools: offered.chat };
     let response: LlmAnswer | null;
     try {
       response = await this.complete(this.llm, this.usageId, request, this.onDelta);
@@ -359,7 +358,7 @@ class Runner implements AgentRunner {
     if (response === null) return 'continue';
 
     if (response.tool_calls.length > 0) {
-      const { events, actions } = eventsFromToolCalls(response, this.toolsByName);
+      const { events, actions } = eventsFromToolCalls(response, offered.byName);
       await this.record([...this.completionLog(request, response), ...events]);
       if (needsConfirmation(this.policy, actions)) return 'waiting_for_confirmation';
       return this.execute(actions, seen);
@@ -421,7 +420,7 @@ class Runner implements AgentRunner {
 
   /** The tool's observation; an AgentErrorEvent when the tool is gone or throws. */
   private async runTool(event: ActionEvent): Promise<ObservationEvent | AgentErrorEvent> {
-    const tool = this.toolsByName.get(event.tool_name);
+    const tool = this.tools.get(event.tool_name);
     const fail = (error: string) =>
       AgentErrorEventSchema.parse({ kind: 'AgentErrorEvent', tool_name: event.tool_name, tool_call_id: event.tool_call_id, error });
     if (tool === undefined || event.action === null || !isActionOf(tool, event.action)) {
@@ -440,6 +439,14 @@ class Runner implements AgentRunner {
       this.logger.warn({ err: error, tool: tool.name }, 'a tool failed');
       return fail(`Error executing tool "${tool.name}": ${messageOf(error)}`);
     }
+  }
+
+  private offeredTools(): { chat: ChatTool[]; byName: ReadonlyMap<string, AnyTool> } {
+    const tools = this.tools.tools;
+    if (this.offered?.tools !== tools) {
+      this.offered = { tools, chat: chatTools(tools), byName: new Map(tools.map((tool) => [tool.name, tool])) };
+    }
+    return this.offered;
   }
 
   private async condense(plan: CondensationPlan): Promise<StepOutcome> {

@@ -17,6 +17,8 @@ export {
   type TerminalToolOptions,
 } from './terminal/terminal-tool.js';
 export { createThinkTool } from './think-tool.js';
+export { conversationToolSet, fixedToolSet, type ToolSet } from './tool-set.js';
+export { connectMcpTools, type McpTools } from './mcp/mcp-tools.js';
 export type {
   AnyTool,
   FileEditorAction,
