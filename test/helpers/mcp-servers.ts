@@ -4,7 +4,7 @@
  * at /mcp, SSE at /sse with its messages at /messages).
  *
  * Tools: `echo` (text back), `add` (a + b), `slow` (answers after `ms`), `picture` (an image),
- * `refuse` (an error result), `whoami` (uid, cwd and MCP_TEST_VALUE of the server process),
+ * `refuse` (an error result), `whoami` (uid, cwd, MCP_TEST_VALUE and pid of the server process),
  * `unlock` (adds the tool `secret`, which announces tools/list_changed) and `exit` (the process
  * ends, as a crashing server would).
  */
@@ -42,7 +42,7 @@ export function createTestMcpServer(): McpServer {
   }));
   server.registerTool('refuse', { description: 'Always fails' }, () => ({ ...text('no, never'), isError: true }));
   server.registerTool('whoami', { description: 'Who runs the server' }, () =>
-    text(JSON.stringify({ uid: process.getuid?.() ?? null, cwd: process.cwd(), value: process.env.MCP_TEST_VALUE ?? null })),
+    text(JSON.stringify({ uid: process.getuid?.() ?? null, cwd: process.cwd(), value: process.env.MCP_TEST_VALUE ?? null, pid: process.pid })),
   );
   server.registerTool('unlock', { description: 'Adds the secret tool' }, () => {
     if (!server.isConnected()) return text('not connected');

@@ -19,7 +19,7 @@ const AuthSchema = z.union([
     z.strictObject({ strategy: z.literal('api_key'), value: z.string().nullish(), header_name: z.string().min(1).nullish() }),
     z.strictObject({ strategy: z.literal('basic'), username: z.string(), password: z.string().nullish() }),
     z.strictObject({ strategy: z.literal('header'), headers: z.record(z.string(), z.string()).default({}) }),
-    z.strictObject({ strategy: z.literal('oauth2'), authentication: z.unknown(), state: z.unknown() }),
+    z.strictObject({ strategy: z.literal('oauth2'), authentication: z.unknown().optional(), state: z.unknown().optional() }),
   ]),
 ]);
 

@@ -35,7 +35,7 @@ export async function connectMcpTools(config: unknown, env: McpToolsEnvironment)
   } catch (error) {
     failures.push(new McpServerError((error as Error).message));
   }
-  let servers: McpServer[] = [];
+  const servers: McpServer[] = [];
   let tools: AnyTool[] = [];
 
   const relist = (report: boolean) => {
@@ -51,13 +51,15 @@ export async function connectMcpTools(config: unknown, env: McpToolsEnvironment)
 
   const connected = await Promise.all(
     specs.map((spec) =>
-      connectMcpServer(spec, env, onToolsChanged).catch((error: unknown) => {
-        failures.push(error instanceof McpServerError ? error : new McpServerError(`MCP server ${spec.name} failed to start: ${String(error)}`));
-        return null;
-      }),
+      connectMcpServer(spec, env, onToolsChanged).catch((error: unknown) =>
+        error instanceof McpServerError ? error : new McpServerError(`MCP server ${spec.name} failed to start: ${String(error)}`),
+      ),
     ),
   );
-  servers = connected.filter((server): server is McpServer => server !== null);
+  for (const outcome of connected) {
+    if (outcome instanceof McpServerError) failures.push(outcome);
+    else servers.push(outcome);
+  }
   relist(true);
   logger.info({ component: 'mcp', servers: servers.length, failed: specs.length - servers.length, tools: tools.length }, 'MCP servers connected');
 
