@@ -28,7 +28,7 @@ import { readInstallationId } from './installation/installation-id.js';
 import { redactedUrl } from './db/connection-errors.js';
 import { jsonStartupReport, type StartupReport } from './startup-report.js';
 import { type DataDirLock, lockDataDir } from './installation/data-dir-lock.js';
-import { WarmPoolKeeper } from './reconciler/warm-pool-keeper.js';
+import { WarmPoolKeeper } from './warm-pool/keeper.js';
 import { recordEngineHealth } from './reconciler/record-engine-health.js';
 import { handOff, START_TASK_CHANNEL, WARM_POOLS_CHANNEL } from './replicas/hand-off.js';
 import { LeaseKeeper } from './replicas/lease-keeper.js';

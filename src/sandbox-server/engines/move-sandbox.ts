@@ -30,7 +30,7 @@ export interface MoveContext {
  * The sandboxes a drain moves now, of specs that allow it, each with a container to snapshot:
  * paused ones, and running ones idle since `idleSince` (no request through the control plane since,
  * as idle auto-pause judges it). Warm-pool members are not anyone's, and are not moved: the pools
- * retire and replace them (reconciler/warm-pools.ts).
+ * retire and replace them (warm-pool/maintain.ts).
  */
 export function movable(idleSince: Date) {
   return and(

@@ -11,7 +11,7 @@ import { resolveOnly } from '../harness.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
 import { readAnswer, type Answer } from '../../helpers/answer.js';
-import { WarmPoolKeeper } from '../../../src/sandbox-server/reconciler/warm-pool-keeper.js';
+import { WarmPoolKeeper } from '../../../src/sandbox-server/warm-pool/keeper.js';
 import { logger } from '../../../src/logger.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';

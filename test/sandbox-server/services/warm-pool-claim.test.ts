@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { engines, lifecycleEvents, sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
 import { logger } from '../../../src/logger.js';
-import { maintainWarmPools } from '../../../src/sandbox-server/reconciler/warm-pools.js';
+import { maintainWarmPools } from '../../../src/sandbox-server/warm-pool/maintain.js';
 import { drainEngine } from '../../../src/sandbox-server/services/engines/drain-engine.js';
 import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
 import { claimWarmSandbox } from '../../../src/sandbox-server/services/sandboxes/claim-warm-sandbox.js';

@@ -32,7 +32,7 @@ export async function claimWarmSandbox(tx: Transaction, input: ClaimInput): Prom
       and(
         eq(sandboxes.specId, input.specId),
         // A member whose engine stopped answering looks RUNNING still, but would not answer; one on
-        // an engine cordoned or draining is being retired (warm-pools.ts) and its pool refilled elsewhere.
+        // an engine cordoned or draining is being retired (warm-pool/maintain.ts) and its pool refilled elsewhere.
         or(isNull(engines.health), ne(engines.health, 'UNREACHABLE')),
         eq(engines.state, 'ACTIVE'),
         eq(sandboxes.poolFingerprint, input.fingerprint),

@@ -1,4 +1,4 @@
-import { maintainWarmPools, type WarmPoolContext } from './warm-pools.js';
+import { maintainWarmPools, type WarmPoolContext } from './maintain.js';
 
 export interface WarmPoolKeeperOptions extends WarmPoolContext {
   /** How often the pools are checked besides refill() (RECONCILE_INTERVAL_MS). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planWarmPools, type WarmPoolMember } from '../../../src/sandbox-server/reconciler/warm-pool-plan.js';
+import { planWarmPools, type WarmPoolMember } from '../../../src/sandbox-server/warm-pool/plan.js';
 
 const member = (id: string, overrides: Partial<WarmPoolMember> = {}): WarmPoolMember => ({
   id,

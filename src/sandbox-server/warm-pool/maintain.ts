@@ -6,8 +6,8 @@ import type { Logger } from '../../logger.js';
 import { insertSandbox } from '../services/sandboxes/insert-sandbox.js';
 import { newSandboxId } from '../services/sandboxes/new-ids.js';
 import { placeSandbox } from '../services/sandboxes/place-sandbox.js';
-import { warmPoolFingerprint } from '../warm-pool/fingerprint.js';
-import { planWarmPools, type WarmPoolWant } from './warm-pool-plan.js';
+import { warmPoolFingerprint } from './fingerprint.js';
+import { planWarmPools, type WarmPoolWant } from './plan.js';
 
 export interface WarmPoolContext {
   db: Database;
