@@ -32,7 +32,7 @@ import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, ServiceContext, SnapshotEngine } from './services/context.js';
 import type { DefaultLimits } from './services/sandbox-specs/default-spec.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
-import { ObservedWrites } from './services/sandboxes/observed-writes.js';
+import { ObservedWrites } from './lifecycle-events/observed-writes.js';
 import type { EngineIdentity } from './services/engines/engine-identity.js';
 import { registerSnapshotRoutes } from './routes/snapshots/index.js';
 import { registerEngineRoutes } from './routes/engines/index.js';

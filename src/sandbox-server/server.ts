@@ -36,10 +36,8 @@ import { registerLeaseMetrics } from './replicas/lease-metrics.js';
 import { chooseDefaultRuntime } from './runtime/default-runtime.js';
 import { installFirewall } from './runtime/firewall.js';
 import { createDockerRuntime, type SandboxRuntime } from './runtime/index.js';
-import { countSandboxesByStatus } from './services/sandboxes/count-sandboxes-by-status.js';
 import { ensureDefaultSandboxSpec } from './services/sandbox-specs/default-spec.js';
-import { countSandboxesByAgentServerVersion } from './services/sandboxes/count-by-agent-server-version.js';
-import { countWarmPools } from './services/sandboxes/count-warm-pools.js';
+import { readSandboxGaugesFrom } from './metrics/sandbox-gauges.js';
 import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
@@ -126,9 +124,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
   const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   const metrics = createMetrics();
   const sandboxMetrics = createSandboxMetrics(metrics.registry);
-  sandboxMetrics.setStatusCounts(() => countSandboxesByStatus(database.db));
-  sandboxMetrics.setVersionCounts(() => countSandboxesByAgentServerVersion(database.db));
-  sandboxMetrics.setWarmPoolCounts(() => countWarmPools(database.db));
+  readSandboxGaugesFrom(database.db, sandboxMetrics);
   registerEngineMetrics(metrics.registry, database.db);
   const images = agentServerImages({
     tag: config.AGENT_SERVER_IMAGE,

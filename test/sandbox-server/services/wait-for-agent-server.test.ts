@@ -7,7 +7,7 @@ import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-fe
 import { recordEvent } from '../../../src/sandbox-server/lifecycle-events/record-event.js';
 import { agentServerTarget } from '../../../src/sandbox-server/agent-client.js';
 import type { ServiceContext } from '../../../src/sandbox-server/services/context.js';
-import { ObservedWrites } from '../../../src/sandbox-server/services/sandboxes/observed-writes.js';
+import { ObservedWrites } from '../../../src/sandbox-server/lifecycle-events/observed-writes.js';
 import { waitForAgentServer } from '../../../src/sandbox-server/services/sandboxes/wait-for-agent-server.js';
 import { eq } from 'drizzle-orm';
 import { openTestDatabase, testDrivers } from '../../helpers/database.js';
