@@ -53,7 +53,7 @@ async function benchOne(name: string, url: string | undefined): Promise<string[]
         createdAt: new Date(now - i * 1000),
       })),
     );
-    const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS, runtimes: { default: 'runc' as const, available: null }, snapshots: NO_SNAPSHOT_ENGINE };
+    const ctx = { db: handle.db, reconciler: { kick: () => {} }, maxRunningSandboxes: ROWS, runtimes: { available: null }, snapshots: NO_SNAPSHOT_ENGINE };
     const { app } = createSandboxServerApp({ ...ctx, apiKeys: [API_KEY], events: new EventFeed() });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));

@@ -52,7 +52,7 @@ export async function run(): Promise<void> {
     db,
     reconciler,
     maxRunningSandboxes: 100,
-    runtimes: { default: 'runc', available: null },
+    runtimes: { available: null },
     snapshots: { runtimeOf: () => runtime, hold },
   };
   try {

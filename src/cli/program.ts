@@ -5,6 +5,7 @@ import type { Command, OptionSpec, ParsedArgs } from './command.js';
 import { convCommands } from './commands/conv.js';
 import { cpCommand } from './commands/cp.js';
 import { engineCommands } from './commands/engines.js';
+import { settingsCommands } from './commands/settings.js';
 import { eventCommands } from './commands/events.js';
 import { execCommand } from './commands/exec.js';
 import { sandboxCommands } from './commands/sandboxes.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   ...convCommands,
   ...eventCommands,
   ...engineCommands,
+  ...settingsCommands,
 ];
 
 export interface CliEnvironment {

@@ -16,6 +16,8 @@ import type {
   EngineInfo,
   RegisterEngineRequest,
   SearchEnginesQuery,
+  Settings,
+  UpdateSettingsRequest,
   EventSearchQuery,
   OpenHandsEventFilter,
   OpenHandsEventSearchQuery,
@@ -117,6 +119,12 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       drain: (name: string) => t.json<EngineInfo>('drainEngine', { params: { name } }),
       /** Only an engine without live sandboxes or snapshots (else 409). */
       remove: (name: string) => t.json<Success>('removeEngine', { params: { name } }),
+    },
+
+    /** The installation's shared settings; changing them takes an admin key and holds for every replica. */
+    settings: {
+      get: () => t.json<Settings>('getSettings'),
+      update: (request: UpdateSettingsRequest) => t.json<Settings>('updateSettings', { json: request }),
     },
 
     sandboxes: {

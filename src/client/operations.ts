@@ -36,6 +36,9 @@ export const SANDBOX_SERVER_OPERATIONS = {
   drainEngine: { method: 'post', path: '/api/v1/engines/{name}/drain' },
   removeEngine: { method: 'delete', path: '/api/v1/engines/{name}' },
 
+  getSettings: { method: 'get', path: '/api/v1/settings' },
+  updateSettings: { method: 'patch', path: '/api/v1/settings' },
+
   agentGet: { method: 'get', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentPost: { method: 'post', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentPut: { method: 'put', path: '/api/v1/sandboxes/{id}/agent/{path}' },

@@ -31,6 +31,7 @@ import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandb
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
 import type { SearchSnapshotsQuerySchema, SnapshotInfoSchema } from '../sandbox-server/models/snapshot.js';
 import type { EngineInfoSchema, RegisterEngineRequestSchema, SearchEnginesQuerySchema } from '../sandbox-server/models/engine.js';
+import type { SettingsSchema, UpdateSettingsRequestSchema } from '../sandbox-server/models/settings.js';
 
 /** A query as the server reads it, every parameter optional (the server fills in its defaults). */
 type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
@@ -57,6 +58,9 @@ export type SearchSnapshotsQuery = QueryOf<typeof SearchSnapshotsQuerySchema>;
 export type EngineInfo = z.output<typeof EngineInfoSchema>;
 export type RegisterEngineRequest = z.input<typeof RegisterEngineRequestSchema>;
 export type SearchEnginesQuery = QueryOf<typeof SearchEnginesQuerySchema>;
+
+export type Settings = z.output<typeof SettingsSchema>;
+export type UpdateSettingsRequest = z.input<typeof UpdateSettingsRequestSchema>;
 
 export type AppConversation = z.output<typeof AppConversationSchema>;
 export type AppConversationStartRequest = z.input<typeof AppConversationStartRequestSchema>;

@@ -18,6 +18,9 @@ export type SandboxStatus = (typeof SANDBOX_STATUSES)[number];
  */
 export const OCI_RUNTIMES = ['runc', 'runsc'] as const;
 export type OciRuntime = (typeof OCI_RUNTIMES)[number];
+/** What SANDBOX_RUNTIME and the shared settings may ask for: a runtime, or `auto` (gVisor when it works, else runc). */
+export const RUNTIME_SETTINGS = ['auto', ...OCI_RUNTIMES] as const;
+export type RuntimeSetting = (typeof RUNTIME_SETTINGS)[number];
 
 /**
  * What a sandbox's own network lets it reach (our extension): `internet` reaches addresses beyond

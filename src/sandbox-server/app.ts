@@ -30,12 +30,12 @@ import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, ServiceContext, SnapshotEngine } from './services/context.js';
-import type { DefaultLimits } from './services/sandbox-specs/default-spec.js';
 import { NO_SNAPSHOT_ENGINE } from './services/snapshots/no-engine.js';
 import { ObservedWrites } from './lifecycle-events/observed-writes.js';
 import type { EngineIdentity } from './services/engines/engine-identity.js';
 import { registerSnapshotRoutes } from './routes/snapshots/index.js';
 import { registerEngineRoutes } from './routes/engines/index.js';
+import { registerSettingsRoutes } from './routes/settings/index.js';
 
 export interface SandboxServerAppOptions {
   db: Database;
@@ -52,10 +52,8 @@ export interface SandboxServerAppOptions {
   /** Host names served besides loopback ones, and origins allowed to call from a browser. */
   browser?: BrowserGuardOptions;
   maxRunningSandboxes: number;
-  /** Default runc, nothing checked: what tests without an engine need. */
+  /** Default: nothing checked, what tests without an engine need. */
   runtimes?: EngineRuntimes;
-  /** The limits of specs created without them (SANDBOX_DEFAULT_*); DEFAULT_LIMITS when absent. */
-  defaultLimits?: DefaultLimits;
   /** LLM defaults and timeouts of app conversations. */
   appConversations?: AppConversationSettings;
   /** The registry /metrics serves; the server shares it with the reconciler. */
@@ -136,8 +134,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     runtimeProbes: options.runtimeProbes,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
-    runtimes: options.runtimes ?? { default: 'runc', available: null },
-    defaultLimits: options.defaultLimits,
+    runtimes: options.runtimes ?? { available: null },
     snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,
     agentClient: (target, clientOptions) => createAgentClient(target, clientOptions),
@@ -171,6 +168,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   const engineChanges = requireAdmin('Changing the engines', ['POST', 'PUT', 'PATCH', 'DELETE']);
   app.use('/api/v1/engines', engineChanges);
   app.use('/api/v1/engines/*', engineChanges);
+  app.use('/api/v1/settings', requireAdmin('Changing the shared settings', ['PATCH']));
   app.use('/api/*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? 4 * 1024 * 1024, skip: isProxied }));
   app.use('/api/*', jsonDepthLimit({ skip: isProxied }));
   app.use('/api/*', rejectNulBytes({ skip: isProxied }));
@@ -185,12 +183,13 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   });
   registerWebhookRoutes(app, { db: ctx.db, webhookTargets: options.webhookTargets ?? createWebhookTargets({ allowedHosts: [] }) });
   registerEngineRoutes(app, ctx);
+  registerSettingsRoutes(app, ctx);
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   registerApiDocs(app, {
     title: 'sandbox-server',
     version: '1',
-    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks, engines and a proxy to each sandbox agent-server.',
+    description: 'The control plane of sandbox-server: sandbox specs, sandboxes, snapshots, app conversations, lifecycle events, webhooks, engines, shared settings and a proxy to each sandbox agent-server.',
     security: keys.user.length + keys.admin.length > 0 ? [{ apiKey: [] }] : [],
     // apiKeyAuth guards /api/* alone.
     isOpen: (path) => !path.startsWith('/api/'),

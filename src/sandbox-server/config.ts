@@ -4,6 +4,7 @@ import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
 import { parseAllowEntry } from './runtime/egress.js';
 import { parseDockerEngines } from './engines/engine-address.js';
+import { RUNTIME_SETTINGS } from '../contracts/sandbox.js';
 
 // This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
 // invalid level would crash there with a stack trace instead of the one-line message below.
@@ -90,7 +91,12 @@ export const CONFIG_VARIABLES = {
   SANDBOX_WARM_POOL: variable({
     schema: integer(0, 100),
     default: '2',
-    help: 'Ready sandboxes kept for the default spec, so that a start is answered RUNNING at once (0: none, every start is cold).',
+    help: 'Ready sandboxes kept for the default spec, so that a start is answered RUNNING at once (0: none, every start is cold). A shared setting: seeds warm_pool_size on the first start (see SHARED_SETTINGS_FROM_ENV).',
+  }),
+  SHARED_SETTINGS_FROM_ENV: variable({
+    schema: z.enum(['true', 'false']).transform((value) => value === 'true'),
+    default: 'false',
+    help: "true: this start writes its SANDBOX_WARM_POOL, SANDBOX_DEFAULT_* and SANDBOX_RUNTIME into the installation's shared settings, for every replica. Otherwise only the first start on a database writes them; later ones keep what is held (changed with PATCH /api/v1/settings or sandboxctl settings set) and warn where their environment differs.",
   }),
   MAX_WARM_SANDBOXES: variable({
     schema: integer(0, 1000),
@@ -100,7 +106,7 @@ export const CONFIG_VARIABLES = {
   SANDBOX_DEFAULT_MEMORY_MB: variable({
     schema: integer(16),
     default: '2048',
-    help: 'Memory limit, in MB, of the default sandbox spec and of every spec created without memory_mb; a sandbox over it is OOM-killed alone.',
+    help: 'Memory limit, in MB, of the default sandbox spec and of every spec created without memory_mb; a sandbox over it is OOM-killed alone. A shared setting (default_memory_mb), like the other SANDBOX_DEFAULT_*.',
   }),
   SANDBOX_DEFAULT_PIDS: variable({
     schema: integer(16),
@@ -138,9 +144,9 @@ export const CONFIG_VARIABLES = {
     help: 'Log files kept per sandbox container, the current one included (max-file); older lines are dropped.',
   }),
   SANDBOX_RUNTIME: variable({
-    schema: z.enum(['auto', 'runc', 'runsc']),
+    schema: z.enum(RUNTIME_SETTINGS),
     default: 'auto',
-    help: 'OCI runtime of specs that name none: runsc (gVisor), runc, or auto (runsc when the engine has it and it passes its self-test at start, else runc with a warning); an explicit runtime that fails its self-test refuses the start.',
+    help: 'OCI runtime of specs that name none: runsc (gVisor), runc, or auto (runsc when the engine has it and it passes its self-test at start, else runc with a warning); an explicit runtime that fails its self-test refuses the start. A shared setting (default_runtime).',
   }),
   SANDBOX_NETWORK_POOL: variable({
     schema: z

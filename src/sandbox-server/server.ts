@@ -25,6 +25,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createWebhookTargets } from './webhooks/targets.js';
 import { holdSandbox, Reconciler, type ReconcilerOptions } from './reconciler/index.js';
 import { readInstallationId } from './installation/installation-id.js';
+import { type SharedSettings, settleSettings } from './installation/shared-settings.js';
 import { redactedUrl } from './db/connection-errors.js';
 import { jsonStartupReport, type StartupReport } from './startup-report.js';
 import { type DataDirLock, lockDataDir } from './installation/data-dir-lock.js';
@@ -111,8 +112,10 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
   );
   const engineIdentity = dependencies.engineIdentity ?? dockerIdentity(config.DOCKER_TLS_CERT_DIR, log);
   let installationId: string;
+  let shared: SharedSettings;
   try {
     installationId = await readInstallationId(database.db);
+    shared = await settleSettings(database.db, config, log);
     report.step('registering the Docker engines');
     await registerConfiguredEngines(database.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env), engineIdentity);
   } catch (error) {
@@ -181,7 +184,7 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
   const [firstEngine] = engines.handles();
   const listedRuntimes = engineRuntimes[0]?.runtimes ?? null;
   const failedRuntimes = failedProbes(firstEngine ? await runtimeProbes.probe(firstEngine.row.name, firstEngine.runtime) : []);
-  const defaultRuntime = chooseDefaultRuntime(config.SANDBOX_RUNTIME, listedRuntimes, failedRuntimes);
+  const defaultRuntime = chooseDefaultRuntime(shared.runtime, listedRuntimes, failedRuntimes);
   if (defaultRuntime.refusal) {
     await engines.stop();
     await database.close();
@@ -198,13 +201,8 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
         'run it as root with iptables on the host; until then specs with network "none" are refused',
     );
   }
-  const defaultLimits = {
-    memoryMb: config.SANDBOX_DEFAULT_MEMORY_MB,
-    pidsLimit: config.SANDBOX_DEFAULT_PIDS,
-    cpus: config.SANDBOX_DEFAULT_CPUS,
-    diskMb: config.SANDBOX_DEFAULT_DISK_MB,
-  };
-  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE, defaultLimits, defaultRuntime.runtime, config.SANDBOX_WARM_POOL);
+  const { memoryMb, pidsLimit, cpus, diskMb, warmPoolSize } = shared;
+  await ensureDefaultSandboxSpec(database.db, config.AGENT_SERVER_IMAGE, { memoryMb, pidsLimit, cpus, diskMb }, defaultRuntime.runtime, warmPoolSize);
 
   const events = new EventFeed();
   await events.listen(database.listen);
@@ -266,9 +264,8 @@ async function serve(config: SandboxServerConfig, dependencies: Partial<SandboxS
     maxEventStreamsPerKey: config.MAX_EVENT_STREAMS_PER_KEY,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
-    runtimes: { default: defaultRuntime.runtime, available: availableRuntimes, failed: failedRuntimes, firewallProblem },
+    runtimes: { available: availableRuntimes, failed: failedRuntimes, firewallProblem },
     runtimeProbes: (engine) => runtimeProbes.resultsOf(engine),
-    defaultLimits,
     // Held in the database, so that the reconciler of the sandbox's engine honours it whichever replica snapshots.
     snapshots: {
       runtimeOf: (engine) => engines.runtimeOf(engine),

@@ -9,6 +9,7 @@ import { AppConversationSchema } from '../../src/sandbox-server/models/app-conve
 import { EngineInfoSchema } from '../../src/sandbox-server/models/engine.js';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
+import { SettingsSchema } from '../../src/sandbox-server/models/settings.js';
 import { SnapshotInfoSchema } from '../../src/sandbox-server/models/snapshot.js';
 import { checked } from '../helpers/answer.js';
 import { openTestDatabase } from '../helpers/database.js';
@@ -512,6 +513,28 @@ describe('sandboxctl against a sandbox-server', () => {
       expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('--advertise-host is required') });
       const invalid = await ctl('engines', 'add', 'Bad_Name', 'unix:///x', '--advertise-host', 'h');
       expect(invalid).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sandboxctl: invalid request: name: /) });
+    });
+  });
+
+  describe('settings', () => {
+    it("shows and changes the installation's shared settings, and names what is wrong when it cannot", async () => {
+      const shown = await ctl('settings', 'show');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/^warm_pool_size +0$/m);
+      expect(shown.stdout).toMatch(/^default_memory_mb +2048$/m);
+      expect(shown.stdout).toMatch(/^default_runtime +runc$/m);
+      try {
+        const changed = await ctlAs(SettingsSchema, 'settings', 'set', 'default_memory_mb=1024', 'default_cpus=0.5', 'default_runtime=runsc');
+        expect(changed).toMatchObject({ warm_pool_size: 0, default_memory_mb: 1024, default_cpus: 0.5, default_pids_limit: 512, default_runtime: 'runsc' });
+        expect((await ctlAs(SettingsSchema, 'settings', 'show')).default_memory_mb).toBe(1024);
+
+        expect(await ctl('settings', 'set', 'warm_pool_size=two')).toMatchObject({ code: 2, stderr: expect.stringContaining('warm_pool_size must be a whole number, not "two"') });
+        expect(await ctl('settings', 'set', 'max_running=3')).toMatchObject({ code: 2, stderr: expect.stringContaining('"max_running=3" is not FIELD=VALUE') });
+        const refused = await ctl('settings', 'set', 'warm_pool_size=-1');
+        expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sandboxctl: invalid request: warm_pool_size: /) });
+      } finally {
+        await ctlJson('settings', 'set', 'default_memory_mb=2048', 'default_cpus=1', 'default_runtime=runc');
+      }
     });
   });
 });

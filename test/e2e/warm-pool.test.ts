@@ -95,7 +95,8 @@ describe.runIf(docker)('warm pool on Docker, end to end', () => {
 
     await plane().close();
     cp = undefined;
-    cp = await start({ SANDBOX_DEFAULT_MEMORY_MB: '1024' });
+    // The limits are shared settings: a restart changes them only when told to.
+    cp = await start({ SANDBOX_DEFAULT_MEMORY_MB: '1024', SHARED_SETTINGS_FROM_ENV: 'true' });
     const replaced = await vi.waitFor(async () => {
       const member = await readyMember();
       expect(member.sandboxId).not.toBe(before.sandboxId);

@@ -110,6 +110,7 @@ describe('the control plane app', () => {
       '/api/v1/sandboxes/{id}/pause',
       '/api/v1/sandboxes/{id}/resume',
       '/api/v1/sandboxes/{id}/snapshots',
+      '/api/v1/settings',
       '/api/v1/snapshots',
       '/api/v1/snapshots/search',
       '/api/v1/snapshots/{id}',

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: [],
       MAX_RUNNING_SANDBOXES: 10,
       SANDBOX_WARM_POOL: 2,
+      SHARED_SETTINGS_FROM_ENV: false,
       SNAPSHOT_MAX_MB: 10240,
       MAX_WARM_SANDBOXES: 10,
       SANDBOX_DEFAULT_MEMORY_MB: 2048,

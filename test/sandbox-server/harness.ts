@@ -8,7 +8,8 @@ import type { DatabaseHandle } from '../../src/sandbox-server/db/client.js';
 import type { EngineIdentity } from '../../src/sandbox-server/services/engines/engine-identity.js';
 import { engines, lifecycleEvents, sandboxes, sandboxSpecs, snapshots } from '../../src/sandbox-server/db/schema.js';
 import type { ReconcilerKick } from '../../src/sandbox-server/services/context.js';
-import { type DefaultLimits, ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { DEFAULT_LIMITS, type DefaultLimits, ensureDefaultSandboxSpec } from '../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { settleSharedSettings, type SharedSettings } from '../../src/sandbox-server/installation/shared-settings.js';
 import { createWebhookTargets, type ResolveHost, type WebhookTargets } from '../../src/sandbox-server/webhooks/targets.js';
 import { readAnswer, type Answer } from '../helpers/answer.js';
 import { openTestDatabase, type TestDriver } from '../helpers/database.js';
@@ -24,6 +25,8 @@ export function resolveOnly(names: Record<string, string> | Map<string, string>)
 }
 
 export const DEFAULT_IMAGE = 'sandbox-server/agent-server:test';
+/** The shared settings a test database starts with (defaultLimits replaces the limits). */
+export const TEST_SHARED_SETTINGS: SharedSettings = { warmPoolSize: 0, ...DEFAULT_LIMITS, runtime: 'runc' };
 export const API_KEY = 'test-api-key-0123456789';
 /** An admin key (SANDBOX_SERVER_ADMIN_KEYS) the test app accepts besides API_KEY, unless told otherwise. */
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -74,6 +77,7 @@ export async function openTestApp(
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
+  await settleSharedSettings(handle.db, { ...TEST_SHARED_SETTINGS, ...options.defaultLimits }, true);
   await ensureDefaultSandboxSpec(handle.db, DEFAULT_IMAGE);
   const reconciler = recordKicks();
   const events = new EventFeed();
@@ -93,9 +97,8 @@ export async function openTestApp(
     maxRunningSandboxes: options.maxRunningSandboxes ?? 1000,
     ...(options.maxRequestBodyBytes !== undefined && { maxRequestBodyBytes: options.maxRequestBodyBytes }),
     events,
-    runtimes: options.runtimes ?? { default: 'runc', available: ['runc', 'runsc'] },
+    runtimes: options.runtimes ?? { available: ['runc', 'runsc'] },
     ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
-    ...(options.defaultLimits && { defaultLimits: options.defaultLimits }),
   });
   const callAs: TestApp['callAs'] = async (key, method, path, body, schema) => {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };

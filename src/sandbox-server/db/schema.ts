@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
 import { ENGINE_HEALTHS, ENGINE_STATES } from '../../contracts/engine.js';
-import { DESIRED_STATES, OCI_RUNTIMES, SANDBOX_NETWORKS, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
+import { DESIRED_STATES, OCI_RUNTIMES, RUNTIME_SETTINGS, SANDBOX_NETWORKS, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 import { DELIVERY_STATES } from '../../contracts/webhook.js';
@@ -356,3 +356,27 @@ export const adoptedInstallations = pgTable('adopted_installations', {
   installation: text('installation').primaryKey(),
   adoptedAt: timestamp('adopted_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The settings every replica on this database shares (the default spec's warm pool, the limits and
+ * runtime of specs that name none), in one row. The first start writes them from its environment;
+ * later starts keep them, so a replica started with other values cannot change them for all.
+ * They change through PATCH /api/v1/settings, or a start with SHARED_SETTINGS_FROM_ENV=true.
+ */
+export const installationSettings = pgTable(
+  'installation_settings',
+  {
+    /** Always true: the one row. */
+    id: boolean('id').primaryKey().default(true),
+    warmPoolSize: integer('warm_pool_size').notNull(),
+    memoryMb: integer('memory_mb').notNull(),
+    pidsLimit: integer('pids_limit').notNull(),
+    cpus: real('cpus').notNull(),
+    diskMb: integer('disk_mb').notNull(),
+    runtime: text('runtime', { enum: RUNTIME_SETTINGS }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [check('installation_settings_one_row', sql`${t.id}`)],
+);
+
+export type InstallationSettingsRow = typeof installationSettings.$inferSelect;

@@ -61,13 +61,13 @@ export const SandboxSpecIdParamsSchema = z.object({ id: z.string().min(1) });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The limits are stored in 32-bit integer columns. */
-const INT32_MAX = 2_147_483_647;
+export const INT32_MAX = 2_147_483_647;
 /** A pool larger than this is a typo; the server-wide cap (MAX_WARM_SANDBOXES) bounds them together. */
 export const MAX_WARM_POOL_SIZE = 100;
 const AGENT_SERVER_PORT = { name: AGENT_SERVER_PORT_NAME, container_port: AGENT_SERVER_CONTAINER_PORT };
 
 /** What the request schema says of each resource limit. */
-const LIMIT_DEFAULT = (setting: string) => `Absent: the server's ${setting}. null: no limit (asked for explicitly).`;
+const LIMIT_DEFAULT = (setting: string) => `Absent: the installation's ${setting} (GET /api/v1/settings). null: no limit (asked for explicitly).`;
 
 /** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
 export const CreateSandboxSpecRequestSchema = z
@@ -96,13 +96,13 @@ export const CreateSandboxSpecRequestSchema = z
       .default([AGENT_SERVER_PORT])
       .refine((ports) => new Set(ports.map((p) => p.name)).size === ports.length, 'port names must be unique')
       .refine((ports) => new Set(ports.map((p) => p.container_port)).size === ports.length, 'container ports must be unique'),
-    // Each limit left out is the server's default (SANDBOX_DEFAULT_*); only null asks for none.
+    // Each limit left out is the installation's default (shared settings); only null asks for none.
     // Docker's smallest CPU share; smaller numbers would not fit the column (a 32-bit float) either.
-    cpus: z.number().min(0.01).max(1024).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_CPUS') }),
-    memory_mb: z.number().int().min(16).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_MEMORY_MB') }),
-    pids_limit: z.number().int().min(1).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_PIDS') }),
-    disk_mb: z.number().int().min(16).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('SANDBOX_DEFAULT_DISK_MB') }),
-    /** Absent: the server's SANDBOX_RUNTIME. */
+    cpus: z.number().min(0.01).max(1024).nullable().optional().openapi({ description: LIMIT_DEFAULT('default_cpus') }),
+    memory_mb: z.number().int().min(16).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('default_memory_mb') }),
+    pids_limit: z.number().int().min(1).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('default_pids_limit') }),
+    disk_mb: z.number().int().min(16).max(INT32_MAX).nullable().optional().openapi({ description: LIMIT_DEFAULT('default_disk_mb') }),
+    /** Absent: the installation's default_runtime (shared settings). */
     runtime: z.enum(OCI_RUNTIMES).optional(),
     network: z.enum(SANDBOX_NETWORKS).default('internet'),
     idle_pause_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),

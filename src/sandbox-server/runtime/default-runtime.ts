@@ -1,6 +1,4 @@
-import type { OciRuntime } from '../../contracts/sandbox.js';
-
-export type RuntimeSetting = 'auto' | OciRuntime;
+import type { OciRuntime, RuntimeSetting } from '../../contracts/sandbox.js';
 
 export interface DefaultRuntimeChoice {
   runtime: OciRuntime;

@@ -1,8 +1,6 @@
 import type { EngineIdentity } from './engines/engine-identity.js';
-import type { OciRuntime } from '../../contracts/sandbox.js';
 import type { Database } from '../db/client.js';
 import type { RuntimeProbe, SandboxRuntime } from '../runtime/runtime.js';
-import type { DefaultLimits } from './sandbox-specs/default-spec.js';
 
 /** What services need from the reconciler: a nudge to look at a sandbox (or at everything) soon. */
 export interface ReconcilerKick {
@@ -22,10 +20,8 @@ export interface ServiceContext {
   reconciler: ReconcilerKick;
   /** Starting or resuming beyond this pauses the least recently used running sandboxes. */
   maxRunningSandboxes: number;
-  /** The runtime a new spec gets when it names none, and the ones the engine has. */
+  /** The runtimes the engine has, and those that failed their self-test. */
   runtimes: EngineRuntimes;
-  /** The limits a new spec gets for each it leaves out (SANDBOX_DEFAULT_*); DEFAULT_LIMITS when absent. */
-  defaultLimits?: DefaultLimits;
   /** The self-test results of an engine's runtimes, as this replica ran them; null until they finish. */
   runtimeProbes?(engine: string): RuntimeProbe[] | null;
   /** What snapshots need from the engine and the reconciler. */
@@ -57,7 +53,6 @@ export interface SnapshotEngine {
 }
 
 export interface EngineRuntimes {
-  default: OciRuntime;
   /**
    * What `docker info` listed at start, less those that failed their self-test; null when the
    * engine could not be asked (nothing is refused).

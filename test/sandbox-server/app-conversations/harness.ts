@@ -7,7 +7,7 @@ import { createAgentServerApp, type AgentServer } from '../../../src/agent-serve
 import { EventFeed } from '../../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp, type SandboxServerApp } from '../../../src/sandbox-server/app.js';
 import { createWebhookTargets } from '../../../src/sandbox-server/webhooks/targets.js';
-import { resolveOnly } from '../harness.js';
+import { resolveOnly, TEST_SHARED_SETTINGS } from '../harness.js';
 import type { DatabaseHandle } from '../../../src/sandbox-server/db/client.js';
 import { holdSandbox, Reconciler } from '../../../src/sandbox-server/reconciler/index.js';
 import { readAnswer, type Answer } from '../../helpers/answer.js';
@@ -16,6 +16,7 @@ import { logger } from '../../../src/logger.js';
 import { createFakeRuntime, type FakeRuntime } from '../../helpers/fake-runtime.js';
 import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-server/runtime/runtime.js';
 import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
+import { settleSharedSettings } from '../../../src/sandbox-server/installation/shared-settings.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
 export const API_KEY = 'app-conversations-key-0123456789';
@@ -83,6 +84,7 @@ export async function openHarness(
   options: { llmModel?: string | null; llmBaseUrl?: string; sandboxStartTimeoutMs?: number; maxWarmSandboxes?: number } = {},
 ): Promise<Harness> {
   const warmPoolClaims: { specId: string; hit: boolean }[] = [];
+  await settleSharedSettings(handle.db, TEST_SHARED_SETTINGS, true);
   await ensureDefaultSandboxSpec(handle.db, IMAGE);
   const dataDir = await makeTempDir('app-conv-agent-');
   const agent = await createAgentServerApp({ dataDir, sessionKeys: [] });

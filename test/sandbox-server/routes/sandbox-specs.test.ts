@@ -115,7 +115,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
     it('takes the runtime and network asked for, and refuses with 422 what the engine or the host cannot give', async () => {
       expect((await t.call('POST', '/api/v1/sandbox-specs', { id: 'gvisor', image: 'img', runtime: 'runsc' }, SandboxSpecInfoSchema)).body.runtime).toBe('runsc');
       const plainOnly = await openTestApp(driver, {
-        runtimes: { default: 'runc', available: ['io.containerd.runc.v2', 'runc'], firewallProblem: 'iptables is not installed' },
+        runtimes: { available: ['io.containerd.runc.v2', 'runc'], firewallProblem: 'iptables is not installed' },
       });
       try {
         // Without its firewall rules a "none" network would reach everything: refused, not pretended.

@@ -39,7 +39,7 @@ describe.each(testDrivers)('waiting for a sandbox agent-server (%s)', (driver) =
       db: handle.db,
       reconciler: { kick: () => undefined },
       maxRunningSandboxes: 1000,
-      runtimes: { default: 'runc', available: null },
+      runtimes: { available: null },
       snapshots: { runtimeOf: () => createFakeRuntime(), hold: (_sandboxId, work) => work() },
       nextSandboxChange: () => events.nextChange(),
     };

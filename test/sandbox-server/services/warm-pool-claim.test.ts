@@ -29,7 +29,7 @@ describe.each(testDrivers)('claiming warm-pool members (%s)', (driver) => {
       db: handle.db,
       reconciler: { kick: () => undefined, refillWarmPools: () => void refills++ },
       maxRunningSandboxes: 1000,
-      runtimes: { default: 'runc', available: null },
+      runtimes: { available: null },
       countWarmPoolClaim: (specId, hit) => void claims.push({ specId, hit }),
       snapshots: { runtimeOf: () => createFakeRuntime(), hold: (_sandboxId, work) => work() },
     };

@@ -3,7 +3,8 @@ import { ConflictError, validationError } from '../../../errors/index.js';
 import { sandboxSpecs } from '../../db/schema.js';
 import type { CreateSandboxSpecRequest, SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';
-import { DEFAULT_LIMITS } from './default-spec.js';
+import { readSharedSettingsRow } from '../../installation/shared-settings.js';
+import { chooseDefaultRuntime } from '../../runtime/default-runtime.js';
 import { toSandboxSpecInfo } from './sandbox-spec-info.js';
 
 /** A limit left out takes the server's default; only an explicit null means none. */
@@ -12,13 +13,14 @@ function limitOrDefault(requested: number | null | undefined, fallback: number):
 }
 
 /**
- * Adds a spec; each resource limit it leaves out is the server's default (SANDBOX_DEFAULT_*); its id defaults to the image. An id in use is a 409. The id of a deleted spec may be
+ * Adds a spec; each resource limit and the runtime it leaves out are the installation's shared defaults (GET /api/v1/settings); its id defaults to the image. An id in use is a 409. The id of a deleted spec may be
  * taken again: the deleted row (kept for the sandboxes that referenced it) is overwritten in the
  * same statement, so two parallel requests cannot both succeed.
  */
 export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandboxSpecRequest): Promise<SandboxSpecInfo> {
-  const runtime = input.runtime ?? ctx.runtimes.default;
+  const defaults = await readSharedSettingsRow(ctx.db);
   const { available, failed } = ctx.runtimes;
+  const runtime = input.runtime ?? chooseDefaultRuntime(defaults.runtime, available, failed).runtime;
   const failure = failed?.get(runtime);
   if (failure !== undefined) throw validationError('body', ['runtime'], `runtime "${runtime}" failed its self-test on the Docker engine: ${failure}`);
   if (available && !available.includes(runtime)) {
@@ -28,7 +30,6 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
   if (input.network === 'none' && firewallProblem) {
     throw validationError('body', ['network'], `network "none" needs host firewall rules the control plane could not install (${firewallProblem})`);
   }
-  const defaults = ctx.defaultLimits ?? DEFAULT_LIMITS;
   const values = {
     id: input.id ?? input.image,
     image: input.image,
