@@ -25,10 +25,12 @@ RUN useradd --create-home --shell /bin/bash openhands \
  && chmod 700 /data \
  && echo '{"type":"module"}' > /app/package.json
 
-# dist/ holds the bundle, its source map and the /docs page's assets (swagger-ui/); the build
-# context carries nothing else of it.
+# dist/ holds the bundle, its source map, the /docs page's assets (swagger-ui/) and the browser
+# tools' driver (node_modules/playwright-core, loaded on their first use); the build context
+# carries nothing else of it.
 COPY dist/agent-server.js* /app/
 COPY dist/swagger-ui/ /app/swagger-ui/
+COPY dist/node_modules/ /app/node_modules/
 
 WORKDIR /workspace
 EXPOSE 8000

@@ -1,7 +1,7 @@
 // Bundles each program into one self-contained ESM file under dist/, so the sandbox image only
 // needs `node` and the bundle (no npm install inside a docker build).
 import { build } from 'esbuild';
-import { chmod, copyFile, mkdir } from 'node:fs/promises';
+import { chmod, copyFile, cp, mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -13,6 +13,9 @@ const programs = {
 // Programs that run on the host beside node_modules keep their dependencies external: dockerode's
 // native addons and PGlite's wasm files cannot be inlined into one file.
 const hostPrograms = new Set(['sandbox-server']);
+// The browser driver finds its own files by path at run time, so it cannot be inlined; the
+// agent-server loads it only when a browser tool is first used, from dist/node_modules/ (below).
+const externalOf = { 'agent-server': ['playwright-core'] };
 
 await Promise.all(
   Object.entries(programs).map(async ([name, entry]) => {
@@ -26,6 +29,7 @@ await Promise.all(
       format: 'esm',
       sourcemap: true,
       packages: hostPrograms.has(name) ? 'external' : undefined,
+      external: externalOf[name],
       logLevel: 'warning',
       // Bundled CommonJS dependencies call require(); give them one.
       banner: {
@@ -43,3 +47,9 @@ await mkdir('dist/swagger-ui', { recursive: true });
 for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']) {
   await copyFile(join(swaggerUi, file), join('dist/swagger-ui', file));
 }
+
+// The agent-server's browser driver, beside the bundle as /app/node_modules/ in the image.
+const require = createRequire(import.meta.url);
+const playwrightCore = dirname(require.resolve('playwright-core/package.json'));
+await rm('dist/node_modules', { recursive: true, force: true });
+await cp(playwrightCore, 'dist/node_modules/playwright-core', { recursive: true, filter: (source) => !source.startsWith(join(playwrightCore, 'types')) });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,9 @@ const BUNDLE = 'dist/agent-server.js';
 
 /** The /docs page's assets, copied beside the bundle by `npm run build`. */
 const SWAGGER_UI_FILES = ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'].map((file) => `dist/swagger-ui/${file}`);
+
+/** The browser tools' driver, copied beside the bundle by `npm run build`. */
+const NODE_MODULES = 'dist/node_modules';
 
 /**
  * Builds the agent-server image from the package's Dockerfile. The context is only the Dockerfile
@@ -85,13 +88,23 @@ export async function ensureAgentServerImage(options: AgentServerImageOptions): 
   return 'rebuilt';
 }
 
-/** The files the build sends: the Dockerfile, the bundle, and what of its companions exists. */
+/** The files the build sends: the Dockerfile, the bundle, its driver modules, and what of its other companions exists. */
 function buildContextFiles(contextDir: string): string[] {
-  if (!existsSync(join(contextDir, BUNDLE))) {
-    throw new Error(`${join(contextDir, BUNDLE)} is missing: run \`npm run build\` before building the agent-server image`);
+  for (const required of [BUNDLE, NODE_MODULES]) {
+    if (!existsSync(join(contextDir, required))) {
+      throw new Error(`${join(contextDir, required)} is missing: run \`npm run build\` before building the agent-server image`);
+    }
   }
   const optional = [`${BUNDLE}.map`, ...SWAGGER_UI_FILES].filter((file) => existsSync(join(contextDir, file)));
-  return ['Dockerfile', BUNDLE, ...optional];
+  return ['Dockerfile', BUNDLE, ...optional, ...filesUnder(contextDir, NODE_MODULES)];
+}
+
+/** Every file under `dir` (relative to the context), sorted so the version hash does not depend on listing order. */
+function filesUnder(contextDir: string, dir: string): string[] {
+  return readdirSync(join(contextDir, dir), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(contextDir.length + 1))
+    .sort();
 }
 
 /**

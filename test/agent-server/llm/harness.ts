@@ -27,6 +27,8 @@ export interface LlmConversations {
   agent: AgentServerFixture;
   /** The stand-in's base URL once `run` started it. */
   baseUrl(): string;
+  /** The conversations' working directory, made for each test. */
+  workspace(): string;
   run(script: ScriptStep[], options?: RunOptions): Promise<ConversationRun>;
 }
 
@@ -51,6 +53,7 @@ export function useLlmConversations(prefix: string): LlmConversations {
   return {
     agent,
     baseUrl: () => llm!.baseUrl,
+    workspace: () => workspace,
     async run(script, options = {}) {
       llm = await startScriptedLlm(script, { responder: options.responder });
       const origin = new URL(llm.baseUrl).origin;

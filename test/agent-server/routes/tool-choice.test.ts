@@ -49,7 +49,7 @@ describe('choosing the tools of a conversation', () => {
     const answer = await agent.server.callJson('GET', '/api/tools/', {}, z.array(z.string()));
     expect(answer).toEqual({
       status: 200,
-      body: ['terminal', 'file_editor', 'task_tracker', 'glob', 'grep', 'read_file', 'write_file', 'edit', 'list_directory', 'planning_file_editor'],
+      body: ['terminal', 'file_editor', 'task_tracker', 'glob', 'grep', 'read_file', 'write_file', 'edit', 'list_directory', 'planning_file_editor', 'browser_tool_set'],
     });
   });
 

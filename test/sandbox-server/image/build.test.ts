@@ -64,6 +64,8 @@ describe.skipIf(!docker)('agent-server image', { timeout: 60_000 }, () => {
     await copyFile(join(packageRoot, 'Dockerfile'), join(dir, 'Dockerfile'));
     await writeFile(join(dir, 'dist', 'agent-server.js'), STAND_IN_BUNDLE);
     for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']) await writeFile(join(dir, 'dist', 'swagger-ui', asset), '');
+    await mkdir(join(dir, 'dist', 'node_modules', 'playwright-core'), { recursive: true });
+    await writeFile(join(dir, 'dist', 'node_modules', 'playwright-core', 'package.json'), '{"name":"playwright-core"}');
     return dir;
   }
 

@@ -63,7 +63,9 @@ export function promptToolMessages(messages: readonly ChatMessage[], tools: read
       out.push({ ...rest, content: [textOf(message.content ?? ''), ...calls].filter((text) => text !== '').join('\n') });
     } else if (message.role === 'tool') {
       const name = toolNameOf(messages, message.tool_call_id);
-      out.push({ role: 'user', content: `EXECUTION RESULT of [${name}]:\n${textOf(message.content)}` });
+      const result = `EXECUTION RESULT of [${name}]:\n${textOf(message.content)}`;
+      const images = typeof message.content === 'string' ? [] : message.content.filter((part) => part.type === 'image_url');
+      out.push({ role: 'user', content: images.length === 0 ? result : [{ type: 'text', text: result }, ...images] });
     } else {
       out.push(message);
     }

@@ -16,6 +16,7 @@ import type {
   SystemPromptEvent,
   UserRejectObservation,
 } from '../../../events/index.js';
+import { observationImageUrls } from './observation-images.js';
 import type { ChatAssistantMessage, ChatContentPart, ChatMessage, ChatTextPart, ChatToolCall } from '../llm/index.js';
 
 export type ToolResultEvent = ObservationEvent | AgentErrorEvent | UserRejectObservation;
@@ -92,7 +93,7 @@ export function viewMessages(view: readonly ViewItem[]): ChatMessage[] {
       openCalls.add(item.tool_call_id);
     } else if (isToolResult(item)) {
       if (!openCalls.delete(item.tool_call_id)) continue;
-      messages.push({ role: 'tool', tool_call_id: item.tool_call_id, content: toolResultText(item) });
+      messages.push({ role: 'tool', tool_call_id: item.tool_call_id, content: toolResultContent(item) });
       if (openCalls.size === 0) messages.push(...heldBack.splice(0));
     } else {
       (openCalls.size > 0 ? heldBack : messages).push(chatMessage(item));
@@ -140,6 +141,14 @@ function userContent(content: readonly ContentItem[]): string | ChatContentPart[
   return content.flatMap((item): ChatContentPart[] =>
     item.type === 'text' ? [textPart(item.text)] : item.image_urls.map((url) => ({ type: 'image_url', image_url: { url } })),
   );
+}
+
+/** A tool result's text, with its images after it as parts when it has any (a browser screenshot). */
+function toolResultContent(result: ToolResultEvent): string | ChatContentPart[] {
+  const text = toolResultText(result);
+  const images = result.kind === 'ObservationEvent' ? observationImageUrls(result.observation) : [];
+  if (images.length === 0) return text;
+  return [textPart(text), ...images.map((url): ChatContentPart => ({ type: 'image_url', image_url: { url } }))];
 }
 
 function toolResultText(result: ToolResultEvent): string {

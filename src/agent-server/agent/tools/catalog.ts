@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { TaskItem } from '../../../events/index.js';
 import type { AgentUser } from '../../agent-user.js';
 import type { AgentFs } from '../../agent-fs/index.js';
+import { createBrowserTools } from './browser/browser-tools.js';
 import { createFileEditorTool } from './file-editor/file-editor-tool.js';
 import { createEditTool } from './file-tools/edit-tool.js';
 import { createListDirectoryTool } from './file-tools/list-directory-tool.js';
@@ -110,6 +111,12 @@ export const TOOL_CATALOG: readonly CatalogEntry[] = [
       const planPath = PlanningParamsSchema.parse(params).plan_path ?? undefined;
       return [await createPlanningFileEditorTool({ ...env, planPath })];
     },
+  },
+  {
+    name: 'browser_tool_set',
+    className: 'BrowserToolSet',
+    params: noParams,
+    create: (env) => createBrowserTools({ workspaceDir: env.workspaceDir, files: env.files, agentUser: env.agentUser }),
   },
   { name: 'finish', className: 'FinishTool', params: noParams, builtIn: true, create: () => [createFinishTool()] },
   { name: 'think', className: 'ThinkTool', params: noParams, builtIn: true, create: () => [createThinkTool()] },

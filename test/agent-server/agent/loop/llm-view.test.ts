@@ -135,3 +135,31 @@ describe('the view as chat messages', () => {
     ]);
   });
 });
+
+describe('images in tool results', () => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUg';
+
+  it("sends a browser observation's screenshot and an observation's image content after its text", () => {
+    const call = think('t1', 'c1', 'r1');
+    const browser = ObservationEventSchema.parse({
+      ...observation('o1', call),
+      observation: { kind: 'BrowserObservation', content: [{ text: 'the page' }, { image_urls: ['data:image/gif;base64,R0lGODlh'] }], screenshot_data: PNG },
+    });
+    const [, , tool] = viewMessages([userMessage('u1', 'go'), call, browser]);
+    expect(tool).toEqual({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: [
+        { type: 'text', text: 'the page' },
+        { type: 'image_url', image_url: { url: 'data:image/gif;base64,R0lGODlh' } },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+      ],
+    });
+  });
+
+  it('keeps a result without images plain text', () => {
+    const call = think('t1', 'c1', 'r1');
+    const plain = ObservationEventSchema.parse({ ...observation('o1', call), observation: { kind: 'BrowserObservation', content: [{ text: 'no shot' }] } });
+    expect(viewMessages([userMessage('u1', 'go'), call, plain])[2]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'no shot' });
+  });
+});

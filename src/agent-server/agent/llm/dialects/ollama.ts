@@ -45,7 +45,7 @@ function ollamaMessage(message: ChatMessage): Record<string, unknown> {
       tool_calls: message.tool_calls?.map((call) => ({ function: { name: call.function.name, arguments: argumentsObject(call.function.arguments) } })),
     });
   }
-  if (message.role === 'tool') return { role: 'tool', content: text };
+  if (message.role === 'tool') return defined({ role: 'tool', content: text, images: images.length > 0 ? images : undefined });
   return defined({ role: message.role, content: text, images: images.length > 0 ? images : undefined });
 }
 

@@ -8,6 +8,7 @@ import type { ChatContentPart, ChatMessage } from '../chat-messages.js';
 import { parseChatCompletion } from '../response.js';
 import { openAiChatAssembler } from '../streaming/openai-chat-stream.js';
 import { defined, withExtraBody, type Dialect, type DialectRequest } from './dialect.js';
+import { toolImagesAsUserMessages } from './tool-images.js';
 
 const INTERLEAVED_THINKING_BETA = 'interleaved-thinking-2025-05-14';
 
@@ -34,7 +35,7 @@ export const openAiChat: Dialect = {
         prompt_cache_retention: features.promptCacheRetention || sendAll ? config.prompt_cache_retention : undefined,
         safety_settings: /mistral|gemini/.test(name) || sendAll ? config.safety_settings : undefined,
         model: route.model,
-        messages: config.caching_prompt && features.cacheControl ? withCacheBreakpoints(request.messages) : request.messages,
+        messages: withCaching(request, toolImagesAsUserMessages(request.messages)),
         ...(tools !== undefined && tools.length > 0 ? { tools, tool_choice: 'auto' } : {}),
       }),
     );
@@ -46,6 +47,10 @@ export const openAiChat: Dialect = {
   // Usage comes in a last chunk only when asked for.
   stream: { fields: { stream: true, stream_options: { include_usage: true } }, assembler: openAiChatAssembler },
 };
+
+function withCaching({ config, features }: DialectRequest, messages: ChatMessage[]): ChatMessage[] {
+  return config.caching_prompt && features.cacheControl ? withCacheBreakpoints(messages) : messages;
+}
 
 function thinkingOf({ config, features }: DialectRequest): { type: 'enabled'; budget_tokens: number } | undefined {
   const budget = config.extended_thinking_budget;

@@ -61,7 +61,7 @@ export function responsesInput(messages: readonly ChatMessage[]): { instructions
         input.push({ role: 'user', content: inputParts(message.content) });
         break;
       case 'tool':
-        input.push({ type: 'function_call_output', call_id: message.tool_call_id, output: plainText(message.content) });
+        input.push({ type: 'function_call_output', call_id: message.tool_call_id, output: toolOutput(message.content) });
         break;
       case 'assistant': {
         const item = message.responses_reasoning_item;
@@ -83,6 +83,12 @@ export function responsesInput(messages: readonly ChatMessage[]): { instructions
 function plainText(content: string | readonly ChatContentPart[]): string {
   if (typeof content === 'string') return content;
   return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+}
+
+/** Text alone as a string; with images, the list of input parts a function call's output may be. */
+function toolOutput(content: string | readonly ChatContentPart[]): string | Item[] {
+  if (typeof content === 'string' || content.every((part) => part.type === 'text')) return plainText(content);
+  return inputParts(content);
 }
 
 function inputParts(content: string | readonly ChatContentPart[]): Item[] {
