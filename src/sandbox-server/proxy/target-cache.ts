@@ -1,6 +1,4 @@
-import type { ServiceContext } from '../services/context.js';
 import type { AgentServerTarget } from '../agent-client.js';
-import { waitForAgentServer, type WaitForAgentServerOptions } from '../services/sandboxes/wait-for-agent-server.js';
 
 /**
  * The agent-server targets of sandboxes the proxy has reached, kept in memory so that a proxied
@@ -36,19 +34,4 @@ export class TargetCache {
     if (sandboxId === undefined) this.targets.clear();
     else this.targets.delete(sandboxId);
   }
-}
-
-/** The sandbox's agent-server from memory, or, the first time, as waitForAgentServer finds it. */
-export async function resolveTarget(
-  ctx: ServiceContext,
-  targets: TargetCache,
-  sandboxId: string,
-  options: WaitForAgentServerOptions,
-): Promise<AgentServerTarget> {
-  const cached = targets.get(sandboxId);
-  if (cached) return cached;
-  const seen = targets.mark();
-  const target = await waitForAgentServer(ctx, sandboxId, options);
-  targets.remember(sandboxId, target, seen);
-  return target;
 }

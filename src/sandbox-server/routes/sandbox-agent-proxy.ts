@@ -5,7 +5,7 @@ import { ConflictError, UpstreamError } from '../../errors/index.js';
 import { engineAway } from '../proxy/engine-away.js';
 import { PROXY_ROUTE } from '../proxy/fast-path.js';
 import { ErrorDetailSchema } from '../models/common.js';
-import { resolveTarget } from '../proxy/target-cache.js';
+import { resolveTarget } from '../services/sandboxes/resolve-target.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
 import { parsePath } from './websocket-route.js';
 
