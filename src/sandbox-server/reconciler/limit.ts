@@ -25,3 +25,13 @@ export async function forEachLimited<T>(items: readonly T[], concurrency: number
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
+
+/** Waits for `work`, or `ms`, whichever ends first. */
+export async function waitAtMost(ms: number, work: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms).unref();
+  });
+  await Promise.race([work(), gaveUp]);
+  clearTimeout(timer);
+}

@@ -1,5 +1,6 @@
 import { and, eq, lte, ne } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import type { Logger } from '../../logger.js';
 import { type SandboxRow, type SandboxSpecRow, sandboxes } from '../db/schema.js';
 import { agentWasBusy, type AskAgentIdleMs, askAgentIdleMs } from './agent-idle.js';
 
@@ -70,4 +71,19 @@ export async function applyPolicies(
     if (updated.length > 0) applied.push(decision);
   }
   return applied;
+}
+
+/** Applies the policies to a pass's rows, and gives each row they changed its new desired state for the rest of the pass. */
+export async function applyPoliciesToPass(
+  db: Database,
+  entries: { row: SandboxRow; spec: SandboxSpecRow | undefined }[],
+  askIdle: AskAgentIdleMs,
+  log: Logger,
+): Promise<void> {
+  const applied = await applyPolicies(db, entries, new Date(), askIdle);
+  for (const decision of applied) {
+    log.info(decision, 'policy changed desired state');
+    const entry = entries.find((e) => e.row.id === decision.sandboxId);
+    if (entry) entry.row = { ...entry.row, desiredState: decision.desired };
+  }
 }
