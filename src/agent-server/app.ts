@@ -108,7 +108,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   registerGitRoutes(app, { workspaceDir, agentUser: options.agentUser });
   registerFileRoutes(app, options.agentUser);
   registerDownloadTrajectory(app, ctx);
-  await registerCatalogRoutes(app, { configuredModels: () => listConversationModels(ctx) });
+  await registerCatalogRoutes(app, { configuredModels: () => listConversationModels(ctx), workspaceDir, agentUser: options.agentUser });
   const isValidKey = (candidate: string | undefined) => isValidSessionKey(acceptedKeys, candidate);
   registerEventSocket(app, { upgradeWebSocket, source: streamSource(ctx), isValidSessionKey: isValidKey });
   registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });

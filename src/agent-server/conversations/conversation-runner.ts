@@ -14,6 +14,7 @@ import type { ConversationStats } from '../../contracts/agent-server/llm-metrics
 import type { CallRecord } from '../agent/llm/usage-metrics.js';
 import type { SecretVault } from '../secrets/secret-vault.js';
 import { systemMessage } from '../instructions/system-message.js';
+import type { ConversationInstructions } from '../instructions/conversation-skills.js';
 
 /** What the registry hears from a runner besides state changes: its LLM usage. */
 export interface RunnerAccounting {
@@ -36,6 +37,7 @@ export async function createConversationRunner(
   accounting: RunnerAccounting,
   agentUser?: AgentUser,
   secrets?: SecretVault,
+  instructions?: ConversationInstructions,
 ): Promise<AgentRunner> {
   const workspaceDir = metadata.workspace.working_dir;
   const files = createAgentFs({ user: agentUser });
@@ -58,7 +60,11 @@ export async function createConversationRunner(
       secrets,
     }),
     maxIterations: metadata.max_iterations,
-    systemPrompt: systemMessage({ secrets: secrets?.infos() }),
+    systemPrompt: systemMessage({
+      instructions: instructions?.skills.filter((skill) => skill.type === 'repo'),
+      secrets: secrets?.infos(),
+      suffix: instructions?.systemMessageSuffix,
+    }),
     confirmationPolicy: metadata.confirmation_policy,
     logCompletions: llm.log_completions === true,
     // Written with the agent's rights: the folder is in the workspace, where the agent may plant links.

@@ -27,6 +27,8 @@ export const ConversationMetadataSchema = z.object({
   secrets: z.record(z.string(), z.union([z.string(), z.looseObject({})])),
   title: z.string().nullable(),
   tags: TagsSchema,
+  /** Knowledge skills user messages brought in so far; each joins the conversation once. */
+  activated_knowledge_skills: z.array(z.string()).default([]),
   execution_status: ConversationExecutionStatusSchema,
   created_at: z.string(),
   updated_at: z.string(),
@@ -46,6 +48,7 @@ export function newConversationMetadata(id: string, request: StartConversationRe
     secrets: request.secrets,
     title: request.title ?? null,
     tags: request.tags,
+    activated_knowledge_skills: [],
     execution_status: 'idle',
     created_at: now,
     updated_at: now,

@@ -35,6 +35,7 @@ import { ConversationMetadataSchema, type ConversationMetadata } from './metadat
 import { createWriteGuard, type WriteGuard } from './write-guard.js';
 import { createSecretVault, type SecretVault } from '../secrets/secret-vault.js';
 import { withMaskedAppends } from '../secrets/masked-event-log.js';
+import { conversationInstructions } from '../instructions/conversation-skills.js';
 
 const METADATA_FILE = 'meta.json';
 const EVENTS_FILE = 'events.ndjson';
@@ -75,7 +76,8 @@ export class ConversationRegistry {
 
   private constructor(
     private readonly root: string,
-    private readonly agentUser: AgentUser | undefined,
+    /** Who the agents' commands run as; the agent-server's own user when absent. */
+    readonly agentUser: AgentUser | undefined,
     private readonly onLlmCall: (call: CallRecord) => void,
   ) {}
 
@@ -219,7 +221,7 @@ export class ConversationRegistry {
 
   runnerOf(conversation: Conversation): Promise<AgentRunner> {
     if (!conversation.runner) {
-      const creating = this.openLog(conversation).then((log) =>
+      const creating = Promise.all([this.openLog(conversation), conversationInstructions(conversation, this.agentUser)]).then(([log, instructions]) =>
         createConversationRunner(
           conversation.metadata,
           log,
@@ -234,6 +236,7 @@ export class ConversationRegistry {
           },
           this.agentUser,
           conversation.secrets,
+          instructions,
         ),
       );
       creating.catch(() => {

@@ -14,7 +14,7 @@ export function toConversationInfo(metadata: ConversationMetadata): Conversation
     stuck_detection: metadata.stuck_detection,
     title: metadata.title,
     tags: metadata.tags,
-    activated_knowledge_skills: [],
+    activated_knowledge_skills: metadata.activated_knowledge_skills,
     max_budget_per_task: metadata.max_budget_per_task,
     stats: metadata.stats,
     metrics: combinedMetrics(metadata.stats),

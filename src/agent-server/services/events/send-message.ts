@@ -1,11 +1,14 @@
 import type { MessageRole, SendMessageRequest } from '../../../contracts/agent-server/conversation-requests.js';
 import { MessageEventSchema, type EventSource, type MessageEvent } from '../../../events/index.js';
+import { withActivatedSkills } from '../../instructions/user-message.js';
 import type { ConversationContext } from '../context.js';
 import { runConversation } from '../conversations/run-conversation.js';
 
 /** Appends the message as a MessageEvent and, when asked, runs the agent. */
 export async function sendMessage(ctx: ConversationContext, input: { conversationId: string; request: SendMessageRequest }): Promise<void> {
-  await ctx.conversations.appendEvents(ctx.conversations.require(input.conversationId), [messageEventFrom(input.request)]);
+  const conversation = ctx.conversations.require(input.conversationId);
+  const { event, change } = await withActivatedSkills(conversation, ctx.conversations.agentUser, messageEventFrom(input.request));
+  await ctx.conversations.appendEvents(conversation, [event], change);
   if (input.request.run) await runConversation(ctx, input.conversationId);
 }
 

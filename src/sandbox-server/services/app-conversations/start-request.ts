@@ -37,7 +37,8 @@ export function agentConversationRequest(input: {
         base_url: settings.llm.baseUrl,
         api_key: settings.llm.apiKey,
       },
-      ...(request.system_message_suffix ? { system_message_suffix: request.system_message_suffix } : {}),
+      // OpenHands' AgentContext carries it; the agent-server adds it to the end of the system message.
+      ...(request.system_message_suffix ? { agent_context: { system_message_suffix: request.system_message_suffix } } : {}),
     },
     workspace: { working_dir: input.workingDir },
     ...(request.initial_message ? { initial_message: request.initial_message } : {}),
