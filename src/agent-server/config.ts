@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DATA_OWNER_ENV } from '../contracts/agent-server/data-owner.js';
 import { SESSION_KEY_DIGEST_ENV } from '../contracts/agent-server/session-key-digest.js';
+import { ConfigError } from '../errors/config-error.js';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 
 export const HELP = `Usage: agent-server [options]
@@ -107,11 +108,6 @@ const SETTING_NAMES: Record<string, string> = {
   dataOwner: `--data-owner / ${DATA_OWNER_ENV}`,
   corsOrigins: 'CORS_ORIGINS',
 };
-
-/** A setting that cannot be used; its message is one line meant for the operator. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 export type ConfigResult = { help: true } | { help: false; config: AgentServerConfig };
 

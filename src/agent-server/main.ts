@@ -4,9 +4,10 @@
  * finish, flush and close the stores, and exit 0. Bad settings exit 2 with one line on stderr.
  */
 import type { Server } from 'node:http';
+import { ConfigError } from '../errors/config-error.js';
 import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
 import { lookupAgentUser } from './agent-user.js';
-import { ConfigError, HELP, parseConfig, type AgentServerConfig } from './config.js';
+import { HELP, parseConfig, type AgentServerConfig } from './config.js';
 import { loadInitialEnv } from './initial-env.js';
 
 /** How long shutdown waits for open connections (WebSocket streams included) before exiting anyway. */

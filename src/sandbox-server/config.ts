@@ -5,6 +5,7 @@ import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
 import { parseAllowEntry } from './runtime/egress.js';
 import { parseDockerEngines } from './engines/engine-address.js';
 import { RUNTIME_SETTINGS } from '../contracts/sandbox.js';
+import { ConfigError } from '../errors/config-error.js';
 
 // This file must not import the logger: pino reads LOG_LEVEL when it is first imported, and an
 // invalid level would crash there with a stack trace instead of the one-line message below.
@@ -282,13 +283,6 @@ type Variables = typeof CONFIG_VARIABLES;
 export type SandboxServerConfig = { [K in keyof Variables]: z.output<Variables[K]['schema']> };
 
 /** A setting that cannot be used; `message` is the one line printed before exiting. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 /** Parses the environment once, at start. Empty values count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv): SandboxServerConfig {
   const config: Record<string, unknown> = {};

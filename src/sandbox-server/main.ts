@@ -1,4 +1,5 @@
-import { ConfigError, configHelp, loadConfig, type SandboxServerConfig } from './config.js';
+import { ConfigError } from '../errors/config-error.js';
+import { configHelp, loadConfig, type SandboxServerConfig } from './config.js';
 
 // Only config.js is imported up front: the logger (pulled in by everything else) reads LOG_LEVEL
 // when it loads, so the environment is validated first and the rest is imported after.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, configHelp, isLoopbackHost, loadConfig } from '../../src/sandbox-server/config.js';
+import { ConfigError } from '../../src/errors/config-error.js';
+import { CONFIG_VARIABLES, configHelp, isLoopbackHost, loadConfig } from '../../src/sandbox-server/config.js';
 
 describe('loadConfig', () => {
   it('serves one machine by default', () => {

@@ -4,7 +4,7 @@ import type { Database, Transaction } from '../db/client.js';
 import { engines } from '../db/schema.js';
 import { recordEvent } from '../lifecycle-events/record-event.js';
 import { announceEngines } from '../services/engines/announce-engines.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../../errors/config-error.js';
 import type { EngineAddress } from './engine-address.js';
 import { engineOfIdentity, type EngineIdentity, sameEngineMessage } from '../services/engines/engine-identity.js';
 
