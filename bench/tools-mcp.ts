@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { connectMcpTools } from '../src/agent-server/agent/tools/index.js';
-import { bundleStdioMcpServer, startHttpMcpServer } from '../test/helpers/mcp-servers.js';
+import { bundleMcpServers, startHttpMcpServer } from '../test/helpers/mcp-servers.js';
 import { formatMs, measure, printTable } from './measure.js';
 
 const RUNS = 500;
@@ -23,7 +23,7 @@ export async function runMcp(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-mcp-'));
   const http = await startHttpMcpServer();
   try {
-    const script = await bundleStdioMcpServer(dir);
+    const { stdio: script } = await bundleMcpServers(dir);
     const rows: string[][] = [];
     const transports = [
       {

@@ -1,7 +1,7 @@
 /**
  * Real MCP servers for tests, written with the official SDK's server side: the same tools over
  * stdio (mcp-stdio-server.ts, run as a child process) and over HTTP on 127.0.0.1 (Streamable HTTP
- * at /mcp, SSE at /sse with its messages at /messages).
+ * at /mcp, SSE at /sse with its messages at /messages; mcp-http-server.ts as a program).
  *
  * Tools: `echo` (text back), `add` (a + b), `slow` (answers after `ms`), `picture` (an image),
  * `refuse` (an error result), `whoami` (uid, cwd, MCP_TEST_VALUE and pid of the server process),
@@ -58,22 +58,27 @@ export function createTestMcpServer(): McpServer {
 }
 
 /**
- * mcp-stdio-server.ts bundled into one file in `dir`, which `node FILE` runs with nothing beside it
- * (in a sandbox too) and without a TypeScript loader's start-up time.
+ * The test servers as programs, each bundled into one file in `dir` that `node FILE` runs with
+ * nothing beside it (in a sandbox too) and without a TypeScript loader's start-up time: `stdio`
+ * speaks over stdin and stdout, `http` (given a port) serves startHttpMcpServer on 127.0.0.1.
  */
-export async function bundleStdioMcpServer(dir: string): Promise<string> {
-  const outfile = join(dir, 'mcp-stdio-server.mjs');
-  await build({
-    entryPoints: [join(import.meta.dirname, 'mcp-stdio-server.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-  return outfile;
+export async function bundleMcpServers(dir: string): Promise<{ stdio: string; http: string }> {
+  const bundle = async (entry: string) => {
+    const outfile = join(dir, entry.replace(/\.ts$/, '.mjs'));
+    await build({
+      entryPoints: [join(import.meta.dirname, entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      logLevel: 'warning',
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    });
+    return outfile;
+  };
+  const [stdio, http] = await Promise.all([bundle('mcp-stdio-server.ts'), bundle('mcp-http-server.ts')]);
+  return { stdio, http };
 }
 
 export interface HttpMcpServer {
@@ -88,8 +93,8 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-/** Serves createTestMcpServer's tools on 127.0.0.1, a server per session, as an MCP host would. */
-export async function startHttpMcpServer(): Promise<HttpMcpServer> {
+/** Serves createTestMcpServer's tools on 127.0.0.1 (`port`, or a free one), a server per session, as an MCP host would. */
+export async function startHttpMcpServer(port = 0): Promise<HttpMcpServer> {
   const streamable = new Map<string, StreamableHTTPServerTransport>();
   const sse = new Map<string, SSEServerTransport>();
   const requestHeaders: IncomingMessage['headers'][] = [];
@@ -134,11 +139,11 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
       res.end(String(error));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+  const address = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    sseUrl: `http://127.0.0.1:${port}/sse`,
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    sseUrl: `http://127.0.0.1:${address.port}/sse`,
     requestHeaders,
     openSessions: () => streamable.size + sse.size,
     async close() {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 import { ValidationErrorSchema } from '../../helpers/answer.js';
-import { bundleStdioMcpServer, PIXEL_PNG_BASE64, startHttpMcpServer, type HttpMcpServer } from '../../helpers/mcp-servers.js';
+import { bundleMcpServers, PIXEL_PNG_BASE64, startHttpMcpServer, type HttpMcpServer } from '../../helpers/mcp-servers.js';
 import { type ScriptedLlm, startScriptedLlm, toolCalls } from '../../helpers/scripted-llm.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 import { ConversationInfoSchema } from '../../../src/contracts/agent-server/conversation-info.js';
@@ -22,7 +22,7 @@ describe('MCP tools', () => {
 
   beforeAll(async () => {
     bundleDir = await makeTempDir('mcp-server-bundle-');
-    stdioServer = await bundleStdioMcpServer(bundleDir);
+    stdioServer = (await bundleMcpServers(bundleDir)).stdio;
   });
   afterAll(() => removeDir(bundleDir));
   beforeEach(async () => {
