@@ -17,6 +17,12 @@ describe('masking secret values', () => {
     expect(maskJson(untouched, values)).toBe(untouched);
   });
 
+  it('leaves images alone: a screenshot and an image data URL only match a value by chance', () => {
+    const values = maskableValues(['AAA']);
+    const shot = { kind: 'BrowserObservation', content: [{ type: 'text', text: 'saw AAA' }, { type: 'image', image_urls: ['data:image/png;base64,iVBORAAAw=='] }], screenshot_data: 'iVBORAAAw==' };
+    expect(maskJson(shot, values)).toEqual({ ...shot, content: [{ type: 'text', text: 'saw <secret_hidden>' }, shot.content[1]] });
+  });
+
   it('hides values handed to the vault in log lines, as JSON escapes them', () => {
     const value = 'line-one\n"quoted"-pass';
     createSecretVault({ MULTI: value });
