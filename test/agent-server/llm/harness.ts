@@ -21,6 +21,8 @@ export interface RunOptions {
   /** Merged into `agent` (a condenser); ORIGIN is replaced there too. */
   agent?: Record<string, unknown>;
   responder?: ScriptedLlmOptions['responder'];
+  /** How long the run may take; 20 s by default. */
+  timeoutMs?: number;
 }
 
 export interface LlmConversations {
@@ -68,20 +70,20 @@ export function useLlmConversations(prefix: string): LlmConversations {
           ...options.request,
         }),
       );
-      return { id: created.id, requests: llm.requests, ...(await runEnded(agent, created.id)) };
+      return { id: created.id, requests: llm.requests, ...(await runEnded(agent, created.id, options.timeoutMs)) };
     },
   };
 }
 
 /** Waits until the agent of conversation `id` stops (finished, error, stuck); answers its info and events. */
-export async function runEnded(agent: AgentServerFixture, id: string): Promise<{ info: ConversationInfo; events: Event[] }> {
+export async function runEnded(agent: AgentServerFixture, id: string, timeoutMs = 20_000): Promise<{ info: ConversationInfo; events: Event[] }> {
   let info: ConversationInfo | undefined;
   await vi.waitFor(
     async () => {
       info = (await agent.server.callJson('GET', `/api/conversations/${id}`, {}, ConversationInfoSchema)).body;
       expect(['finished', 'error', 'stuck']).toContain(info.execution_status);
     },
-    { timeout: 20_000, interval: 25 },
+    { timeout: timeoutMs, interval: 25 },
   );
   const events = (await agent.server.callJson('GET', `/api/conversations/${id}/events/search?limit=100`, {}, pageSchema(EventSchema))).body.items;
   return { info: info!, events };

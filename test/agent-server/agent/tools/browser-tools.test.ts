@@ -33,7 +33,7 @@ const inCi = process.env.CI === 'true' || process.env.CI === '1';
 // A developer without Chromium is told and skipped; CI must never pass without running this.
 if (chromium === undefined && !inCi) console.warn('\n*** SKIPPED browser-tools.test.ts: no Chromium (apt-get install chromium, or set CHROMIUM_PATH) ***\n');
 
-describe.skipIf(chromium === undefined && !inCi)('BrowserToolSet over HTTP', () => {
+describe.skipIf(chromium === undefined && !inCi)('BrowserToolSet over HTTP', { timeout: 120_000 }, () => {
   let site: Server;
   let origin: string;
 
@@ -49,9 +49,12 @@ describe.skipIf(chromium === undefined && !inCi)('BrowserToolSet over HTTP', () 
 
   const conversations = useLlmConversations('browser-tools');
   const BROWSER = { tools: [{ name: 'BrowserToolSet' }] };
+  // Starting Chromium takes a few seconds, several times that on a loaded machine: a run of
+  // browser calls gets longer than the harness's default to finish.
+  const RUN_TIMEOUT_MS = 90_000;
 
   function run(calls: ScriptedToolCall[], llm: Record<string, unknown> = {}) {
-    return conversations.run([...calls.map((call) => toolCalls([call])), toolCalls([{ name: 'finish', arguments: { message: 'done' } }])], { agent: BROWSER, llm });
+    return conversations.run([...calls.map((call) => toolCalls([call])), toolCalls([{ name: 'finish', arguments: { message: 'done' } }])], { agent: BROWSER, llm, timeoutMs: RUN_TIMEOUT_MS });
   }
 
   const observations = (events: Event[]): Observation[] =>
@@ -163,7 +166,7 @@ describe.skipIf(chromium === undefined && !inCi)('BrowserToolSet over HTTP', () 
         toolCalls([{ name: 'browser_close_tab', arguments: { tab_id: 'ZZZZ' } }]),
         toolCalls([{ name: 'finish', arguments: { message: 'done' } }]),
       ],
-      { agent: BROWSER },
+      { agent: BROWSER, timeoutMs: RUN_TIMEOUT_MS },
     );
     const results = observations(events);
     expect(results.filter((o) => o.is_error).map(text)).toEqual([expect.stringContaining('No tab has the id "ZZZZ"')]);
