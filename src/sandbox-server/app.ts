@@ -1,10 +1,10 @@
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { Context } from 'hono';
 import { createApiApp } from '../http/app.js';
-import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
+import { browserGuard, browserSteps, type BrowserGuardOptions } from '../http/browser-guard/index.js';
 import { registerApiDocs } from '../http/docs/index.js';
 import { createMetrics, type Metrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
@@ -12,7 +12,7 @@ import { bodyLimit, jsonDepthLimit, rejectNulBytes } from '../http/request-guard
 import { createAgentClient } from './agent-client.js';
 import type { AppConversationContext, AppConversationSettings } from './services/app-conversations/context.js';
 import { StartTaskRunner } from './services/app-conversations/start-task-runner.js';
-import { apiKeyAuth, apiKeyChecker, requireAdmin } from './auth.js';
+import { apiKeyAuth, apiKeyStep, requireAdmin } from './auth.js';
 import type { Database } from './db/client.js';
 import { createActivityRecorder } from './services/sandboxes/record-activity.js';
 import { createProxyFastPath } from './proxy/fast-path.js';
@@ -21,7 +21,7 @@ import { registerAppConversationRoutes } from './routes/app-conversations/index.
 import type { EventFeed } from './lifecycle-events/event-feed.js';
 import { EventTail } from './lifecycle-events/event-tail.js';
 import { StreamLimit } from './lifecycle-events/stream-limit.js';
-import { logger } from '../logger.js';
+import { logger, type Logger } from '../logger.js';
 import { registerEventRoutes } from './routes/events/index.js';
 import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { createWebhookTargets, type WebhookTargets } from './webhooks/targets.js';
@@ -75,6 +75,8 @@ export interface SandboxServerAppOptions {
   engineIdentity?: EngineIdentity;
   /** The self-test results of an engine's runtimes (engines/runtime-probes.ts); absent, none are shown. */
   runtimeProbes?: ServiceContext['runtimeProbes'];
+  /** Where request lines go; the process logger when absent. */
+  logger?: Logger;
 }
 
 /** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
@@ -88,6 +90,9 @@ export interface SandboxServerApp {
    * answers, the proxy's through the app's own route.
    */
   listener: RequestListener;
+  /** The two halves of `listener`: the fast path (true when it took the request), and the app on node:http. */
+  proxyFastPath: (req: IncomingMessage, res: ServerResponse) => boolean;
+  appListener: RequestListener;
   /** Attaches WebSocket upgrades (proxy, conversation event sockets) to the HTTP server. */
   injectWebSocket: NodeWebSocket['injectWebSocket'];
   /** The background job behind POST /api/v1/app-conversations; start() resumes unfinished tasks. */
@@ -108,9 +113,10 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   const app = createApiApp();
   const metrics = options.metrics ?? createMetrics();
   // First, so that requests refused by authentication are logged and counted too.
-  app.use('*', requestLogger());
+  app.use('*', requestLogger({ logger: options.logger }));
   app.use('*', metricsMiddleware(metrics));
-  app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
+  const browser = options.browser ?? { allowedHosts: [], corsOrigins: [] };
+  app.use('*', ...browserGuard(browser));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const targets = new TargetCache();
   const observedWrites = new ObservedWrites();
@@ -151,12 +157,12 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   };
   const keys = { user: options.apiKeys, admin: options.adminKeys ?? [] };
   const serveProxyFast = createProxyFastPath({
-    checkApiKey: apiKeyChecker(keys),
-    allowedHosts: options.browser?.allowedHosts ?? [],
+    admission: [...browserSteps(browser), apiKeyStep(keys)],
     targets,
     recordActivity: routeDeps.recordActivity,
     engineAvailable: routeDeps.engineAvailable,
     metrics,
+    logger: options.logger,
   });
 
   registerHealthRoutes(app, ctx);
@@ -198,7 +204,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   const listener: RequestListener = (req, res) => {
     if (!serveProxyFast(req, res)) void serveApp(req, res);
   };
-  return { app, listener, injectWebSocket, startTasks };
+  return { app, listener, proxyFastPath: serveProxyFast, appListener: serveApp, injectWebSocket, startTasks };
 }
 
 /**

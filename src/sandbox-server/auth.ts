@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { ForbiddenError, UnauthorizedError } from '../errors/index.js';
+import type { AdmissionStep } from '../http/admission.js';
 
 /**
  * What a key may do. `user` keys (SANDBOX_SERVER_API_KEYS) work with sandboxes, specs, snapshots,
@@ -73,6 +74,19 @@ export function apiKeyChecker(keys: ApiKeys): (authorization: string | undefined
   };
 }
 
+/** apiKeyAuth's check as an admission step (the proxy's fast path runs it): the same refusal, no caller kept. */
+export function apiKeyStep(keys: ApiKeys): AdmissionStep {
+  const check = apiKeyChecker(keys);
+  return ({ header }) => {
+    const verdict = check(header('authorization'));
+    return verdict === 'accepted' ? undefined : keyRefusal(verdict);
+  };
+}
+
+function keyRefusal(verdict: 'missing' | 'invalid'): UnauthorizedError {
+  return new UnauthorizedError(verdict === 'missing' ? 'Not authenticated' : 'Invalid API key');
+}
+
 /** Requires `Authorization: Bearer <key>` with one of the configured keys, and sets `caller`. */
 export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler {
   const identify = apiKeyIdentifier(keys);
@@ -85,7 +99,7 @@ export function apiKeyAuth(keys: ApiKeys): MiddlewareHandler {
       return next();
     }
     c.header('WWW-Authenticate', 'Bearer');
-    throw new UnauthorizedError(caller === 'missing' ? 'Not authenticated' : 'Invalid API key');
+    throw keyRefusal(caller);
   };
 }
 

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { ForbiddenError } from '../../errors/index.js';
+import { firstRefusal, type AdmissionStep } from '../admission.js';
 import { isAllowedHost } from './allowed-hosts.js';
 
 export interface BrowserGuardOptions {
@@ -21,25 +22,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Programs (OpenHands clients, curl, sandboxctl) send no Origin and pass unchanged.
  */
 export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler[] {
-  const origins = new Set(options.corsOrigins.map(normalizeOrigin));
+  const steps = browserSteps(options);
   const guard: MiddlewareHandler = async function refuseCrossSite(c, next) {
-    const url = new URL(c.req.url);
-    if (!isAllowedHost(url.hostname, options.allowedHosts)) {
-      throw new ForbiddenError(`Host ${url.hostname} is not allowed; list it in ALLOWED_HOSTS`);
-    }
-    const changesState = !SAFE_METHODS.has(c.req.method) || c.req.header('upgrade')?.toLowerCase() === 'websocket';
-    if (changesState) {
-      const origin = c.req.header('origin');
-      const listed = origin !== undefined && origins.has(normalizeOrigin(origin));
-      if (!listed && c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site') {
-        throw new ForbiddenError('Cross-site request refused');
-      }
-      if (origin !== undefined && !listed && normalizeOrigin(origin) !== url.origin) {
-        throw new ForbiddenError(`Origin ${origin} is not allowed; list it in CORS_ORIGINS`);
-      }
-    }
+    const refusal = firstRefusal(steps, { method: c.req.method, url: new URL(c.req.url), header: (name) => c.req.header(name) });
+    if (refusal) throw refusal;
     return next();
   };
+  const origins = new Set(options.corsOrigins.map(normalizeOrigin));
   if (origins.size === 0) return [guard];
   const corsHandler = cors({
     origin: [...origins],
@@ -48,6 +37,25 @@ export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler[] 
     maxAge: 600,
   });
   return [guard, corsHandler];
+}
+
+/** The guard's checks as admission steps, in order: the host, then the site a state-changing request comes from. */
+export function browserSteps(options: BrowserGuardOptions): AdmissionStep[] {
+  const origins = new Set(options.corsOrigins.map(normalizeOrigin));
+  const allowedHost: AdmissionStep = ({ url }) =>
+    isAllowedHost(url.hostname, options.allowedHosts) ? undefined : new ForbiddenError(`Host ${url.hostname} is not allowed; list it in ALLOWED_HOSTS`);
+  const sameSite: AdmissionStep = ({ method, url, header }) => {
+    const changesState = !SAFE_METHODS.has(method) || header('upgrade')?.toLowerCase() === 'websocket';
+    if (!changesState) return undefined;
+    const origin = header('origin');
+    const listed = origin !== undefined && origins.has(normalizeOrigin(origin));
+    if (!listed && header('sec-fetch-site')?.toLowerCase() === 'cross-site') return new ForbiddenError('Cross-site request refused');
+    if (origin !== undefined && !listed && normalizeOrigin(origin) !== url.origin) {
+      return new ForbiddenError(`Origin ${origin} is not allowed; list it in CORS_ORIGINS`);
+    }
+    return undefined;
+  };
+  return [allowedHost, sameSite];
 }
 
 /** Origins compare as the URL parser writes them: lower-case scheme and host, default port dropped. */

@@ -1,2 +1,2 @@
 export { commaSeparated, isAllowedHost, isLoopbackName } from './allowed-hosts.js';
-export { browserGuard, type BrowserGuardOptions } from './browser-guard.js';
+export { browserGuard, browserSteps, type BrowserGuardOptions } from './browser-guard.js';

@@ -41,15 +41,28 @@ export function requestLogger(options: RequestLoggerOptions = {}) {
     await next();
     // Set after the handler so it also lands on responses the handler built itself (the proxy's).
     c.header(REQUEST_ID_HEADER, requestId);
-    const status = c.res.status;
-    const line = {
-      method: c.req.method,
-      route: routeLabel(c),
-      ...loggedPath(c.req.path, c.get('authenticated') === true),
-      status,
-      ms: Math.round((performance.now() - startedAt) * 10) / 10,
-    };
-    if (status >= 500) log.error(line, 'request failed');
-    else log.info(line, 'request');
+    writeRequestLine(log, { method: c.req.method, route: routeLabel(c), path: c.req.path, authenticated: c.get('authenticated') === true, status: c.res.status, startedAt });
   });
+}
+
+/**
+ * The one line a request gets when it is answered (an error line from 500 on), for every server
+ * that answers one: the Hono apps through requestLogger, the proxy's fast path directly. The
+ * request id comes from `log`'s bindings, or, from a caller that spares a child logger per
+ * request, as `requestId`.
+ */
+export function writeRequestLine(
+  log: Logger,
+  request: { requestId?: string; method: string; route: string; path: string; authenticated: boolean; status: number; startedAt: number },
+): void {
+  const line = {
+    ...(request.requestId === undefined ? {} : { request_id: request.requestId }),
+    method: request.method,
+    route: request.route,
+    ...loggedPath(request.path, request.authenticated),
+    status: request.status,
+    ms: Math.round((performance.now() - request.startedAt) * 10) / 10,
+  };
+  if (request.status >= 500) log.error(line, 'request failed');
+  else log.info(line, 'request');
 }

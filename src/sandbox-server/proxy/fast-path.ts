@@ -1,12 +1,11 @@
 import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { type DomainError, UpstreamError } from '../../errors/index.js';
-import { isAllowedHost } from '../../http/browser-guard/index.js';
+import { firstRefusal, type AdmissionStep, type Arrival } from '../../http/admission.js';
 import { domainErrorAnswer } from '../../http/errors.js';
-import type { Metrics } from '../../http/metrics/index.js';
-import { REQUEST_ID_HEADER, requestIdFrom } from '../../http/request-log/index.js';
+import { observeRequest, type Metrics } from '../../http/metrics/index.js';
+import { REQUEST_ID_HEADER, requestIdFrom, writeRequestLine } from '../../http/request-log/index.js';
 import { logger as rootLogger, type Logger } from '../../logger.js';
-import type { ApiKeyVerdict } from '../auth.js';
 import { engineAway } from './engine-away.js';
 import { REQUEST_HEADERS_DROPPED, UPSTREAM } from './forward-http.js';
 import type { TargetCache } from './target-cache.js';
@@ -21,9 +20,12 @@ const PROXY_PATH = /^\/api\/v1\/sandboxes\/([^/]{1,128})\/agent(\/.*)$/;
 const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
 export interface ProxyFastPathOptions {
-  checkApiKey(authorization: string | undefined): ApiKeyVerdict;
-  /** ALLOWED_HOSTS, as the browser guard applies them. */
-  allowedHosts: readonly string[];
+  /**
+   * The steps the app's middleware takes before its proxy route (the browser guard's host and
+   * site checks, the API key), built by the same functions: a request any of them refuses is left
+   * to the app, which answers the refusal.
+   */
+  admission: readonly AdmissionStep[];
   targets: TargetCache;
   recordActivity(sandboxId: string): void;
   /** Whether the sandbox's engine answers: an unreachable sandbox is then a 503, not a 502. */
@@ -34,12 +36,14 @@ export interface ProxyFastPathOptions {
 
 /**
  * The common case of the proxy answered straight on node:http, before the Hono app: a program (no
- * `Origin`, no `Sec-Fetch-Site`) with a good API key, on an allowed host, asking a sandbox whose
+ * `Origin`, no `Sec-Fetch-Site`) that the app's admission steps let in, asking a sandbox whose
  * agent-server target is in memory. The request and answer are piped byte for byte over a pooled
  * upstream connection; no web Request, Response or Headers is built and no router runs, which
- * together cost more than the hop itself. Answers false, touching nothing, for every other request:
+ * together cost more than the hop itself. Its answers get the app's log line, metrics and error
+ * bodies, from the same functions. Answers false, touching nothing, for every other request:
  * the app then serves it with its full checks and error answers (a refused key, a sandbox to look
- * up, resume or wait for, a WebSocket, a browser's request).
+ * up, resume or wait for, a WebSocket, a browser's request, which may need CORS headers).
+ * test/sandbox-server/proxy/front-door-parity.test.ts holds the two to the same answers.
  */
 export function createProxyFastPath(options: ProxyFastPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const log = options.logger ?? rootLogger;
@@ -52,19 +56,17 @@ export function createProxyFastPath(options: ProxyFastPathOptions): (req: Incomi
     // An escaped id is left to the router, which decodes it before validating.
     if (!url || !match || match[1]!.includes('%')) return false;
     const sandboxId = match[1]!;
-    if (!isAllowedHost(url.hostname, options.allowedHosts) || options.checkApiKey(headers.authorization) !== 'accepted') return false;
+    const arrival: Arrival = { method: req.method ?? 'GET', url, header: (name) => firstValue(headers[name]) };
+    if (firstRefusal(options.admission, arrival) !== undefined) return false;
     const target = options.targets.get(sandboxId);
     if (!target) return false;
     options.recordActivity(sandboxId);
     const startedAt = performance.now();
     const requestId = requestIdFrom(firstValue(headers[REQUEST_ID_HEADER]));
     const answered = (status: number) => {
-      const line = { request_id: requestId, method: req.method, route: PROXY_ROUTE, path: url.pathname, status, ms: Math.round((performance.now() - startedAt) * 10) / 10 };
-      if (status >= 500) log.error(line, 'request failed');
-      else log.info(line, 'request');
-      const labels = { method: req.method ?? 'GET', route: PROXY_ROUTE, status: String(status) };
-      options.metrics.httpRequests.inc(labels);
-      options.metrics.httpRequestDuration.observe(labels, (performance.now() - startedAt) / 1000);
+      const request = { requestId, method: arrival.method, route: PROXY_ROUTE, path: url.pathname, authenticated: true, status, startedAt };
+      writeRequestLine(log, request);
+      observeRequest(options.metrics, request);
     };
     let responded = false;
     let failed = false;

@@ -4,7 +4,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/http/metrics/index.js';
-import { apiKeyChecker } from '../../../src/sandbox-server/auth.js';
+import { browserSteps } from '../../../src/http/browser-guard/index.js';
+import { apiKeyStep } from '../../../src/sandbox-server/auth.js';
 import { createProxyFastPath } from '../../../src/sandbox-server/proxy/fast-path.js';
 import { agentServerTarget } from '../../../src/sandbox-server/agent-client.js';
 import { TargetCache } from '../../../src/sandbox-server/proxy/target-cache.js';
@@ -62,8 +63,7 @@ describe('proxy fast path', () => {
   beforeAll(async () => {
     upstream = await startUpstream();
     const serveFast = createProxyFastPath({
-      checkApiKey: apiKeyChecker({ user: [API_KEY], admin: [] }),
-      allowedHosts: [],
+      admission: [...browserSteps({ allowedHosts: [], corsOrigins: [] }), apiKeyStep({ user: [API_KEY], admin: [] })],
       targets,
       recordActivity: (id) => activity.push(id),
       engineAvailable: async () => engineUp,
