@@ -1,11 +1,10 @@
-import { asc, gt } from 'drizzle-orm';
+import { asc, gt, max } from 'drizzle-orm';
 import type { Logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
 import { lifecycleEvents } from '../db/schema.js';
 import type { LifecycleEvent } from '../models/lifecycle-event.js';
 import type { EventFeed } from './event-feed.js';
 import { toLifecycleEvent } from './event-view.js';
-import { latestEventId } from './follow-events.js';
 import { signal } from './signal.js';
 
 /** Rows read per query. */
@@ -14,6 +13,12 @@ const BATCH = 500;
 const KEPT = 2_000;
 /** After a failed read, the next try. */
 const RETRY_MS = 1_000;
+
+/** The id of the newest committed event (0 when there is none): a stream with no cursor starts after it. */
+export async function latestEventId(db: Database): Promise<number> {
+  const [row] = await db.select({ id: max(lifecycleEvents.id) }).from(lifecycleEvents);
+  return row?.id ?? 0;
+}
 
 /** An event as followers get it: its id as a number (the cursor), and its wire form. */
 export interface TailEvent {

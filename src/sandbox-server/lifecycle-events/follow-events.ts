@@ -1,4 +1,4 @@
-import { asc, max } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { lifecycleEvents } from '../db/schema.js';
 import type { LifecycleEvent } from '../models/lifecycle-event.js';
@@ -8,12 +8,6 @@ import { afterCondition, type EventFilter, matchesFilter, toLifecycleEvent } fro
 
 /** Rows read per query while catching up. */
 const BATCH = 100;
-
-/** The id of the newest committed event (0 when there is none): a stream with no cursor starts after it. */
-export async function latestEventId(db: Database): Promise<number> {
-  const [row] = await db.select({ id: max(lifecycleEvents.id) }).from(lifecycleEvents);
-  return row?.id ?? 0;
-}
 
 /**
  * Every event matching `filter` with an id above `afterId`, in id order, then each new one as it

@@ -1,4 +1,5 @@
-import { followEvents, latestEventId } from '../../lifecycle-events/follow-events.js';
+import { latestEventId } from '../../lifecycle-events/event-tail.js';
+import { followEvents } from '../../lifecycle-events/follow-events.js';
 import type { EventFilter } from '../../lifecycle-events/event-view.js';
 import type { LifecycleEvent } from '../../models/lifecycle-event.js';
 import type { LifecycleEventContext } from './context.js';
