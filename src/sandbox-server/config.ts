@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
 import { parseAllowEntry } from './runtime/egress.js';
-import { parseDockerEngines } from './engines/engine-address.js';
+import { parseDockerEngines } from './net/engine-address.js';
 import { RUNTIME_SETTINGS } from '../contracts/sandbox.js';
 import { ConfigError } from '../errors/config-error.js';
 

@@ -15,7 +15,7 @@ import { dockerIdentity } from './engines/docker-identity.js';
 import type { EngineIdentity } from './services/engines/engine-identity.js';
 import { Drainer } from './engines/drainer.js';
 import { registerEngineMetrics } from './engines/engine-metrics.js';
-import { defaultDockerUrl } from './engines/engine-address.js';
+import { defaultDockerUrl } from './net/engine-address.js';
 import { registerConfiguredEngines } from './engines/register-engines.js';
 import { EngineRegistry, reconcilerLease } from './engines/registry.js';
 import { failedProbes, RuntimeProbes } from './engines/runtime-probes.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { EngineRow } from '../db/schema.js';
-import { dockerConnectionFor } from './engine-address.js';
+import { dockerConnectionFor } from '../net/engine-address.js';
 
 /** dockerode for an engine's URL; tcp:// engines speak TLS with ca.pem, cert.pem and key.pem of `tlsCertDir` when it is set. */
 export function dockerFor(row: Pick<EngineRow, 'dockerUrl'>, tlsCertDir: string | undefined): Docker {

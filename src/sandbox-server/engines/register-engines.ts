@@ -5,7 +5,7 @@ import { engines } from '../db/schema.js';
 import { recordEvent } from '../lifecycle-events/record-event.js';
 import { announceEngines } from '../services/engines/announce-engines.js';
 import { ConfigError } from '../../errors/config-error.js';
-import type { EngineAddress } from './engine-address.js';
+import type { EngineAddress } from '../net/engine-address.js';
 import { engineOfIdentity, type EngineIdentity, sameEngineMessage } from '../services/engines/engine-identity.js';
 
 /**

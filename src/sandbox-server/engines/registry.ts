@@ -4,7 +4,7 @@ import type { Logger } from '../../logger.js';
 import type { Database, Listen } from '../db/client.js';
 import { type EngineRow, engines, sandboxes } from '../db/schema.js';
 import type { Reconciler } from '../reconciler/index.js';
-import { engineAddressProblems } from './engine-address.js';
+import { engineAddressProblems } from '../net/engine-address.js';
 import { recordUnusableEngine } from '../reconciler/unusable-engine.js';
 import { ENGINES_CHANNEL, handOff, KICK_CHANNEL } from '../replicas/hand-off.js';
 import { LeaseKeeper } from '../replicas/lease-keeper.js';

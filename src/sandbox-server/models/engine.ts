@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ADVERTISE_HOST_PATTERN, DOCKER_URL_PATTERN, ENGINE_HEALTHS, ENGINE_NAME_PATTERN, ENGINE_STATES, RUNTIME_PROBE_STATUSES } from '../../contracts/engine.js';
-import { engineAddressProblems } from '../engines/engine-address.js';
+import { engineAddressProblems } from '../net/engine-address.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 const LABEL_KEY = /^[a-zA-Z0-9](?:[a-zA-Z0-9._/-]{0,62})$/;

@@ -3,7 +3,7 @@
  */
 import { isIP } from 'node:net';
 import { ADVERTISE_HOST_PATTERN, DOCKER_URL_PATTERN, ENGINE_NAME_PATTERN } from '../../contracts/engine.js';
-import { type AddressKind, addressKind } from '../net/address-kind.js';
+import { type AddressKind, addressKind } from './address-kind.js';
 
 /** The engine `name` reached at `dockerUrl`, publishing its sandboxes' ports on `advertiseHost`. */
 export interface EngineAddress {
