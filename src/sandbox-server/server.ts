@@ -10,7 +10,7 @@ import { createSandboxServerApp } from './app.js';
 import type { SandboxServerConfig } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { agentServerImages } from './engines/agent-server-images.js';
-import { dockerFor } from './engines/docker-for.js';
+import { dockerFor } from './runtime/docker-for.js';
 import { dockerIdentity } from './engines/docker-identity.js';
 import type { EngineIdentity } from './services/engines/engine-identity.js';
 import { Drainer } from './engines/drainer.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger.js';
 import type { EngineIdentity } from '../services/engines/engine-identity.js';
-import { dockerFor } from './docker-for.js';
+import { dockerFor } from '../runtime/docker-for.js';
 
 /** How long a registration waits for an engine to say who it is before registering it unchecked. */
 const IDENTITY_TIMEOUT_MS = 5_000;

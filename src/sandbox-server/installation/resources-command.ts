@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { RESOURCES_USAGE, type SandboxServerConfig } from '../config.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { adoptedInstallations, engines } from '../db/schema.js';
-import { dockerFor } from '../engines/docker-for.js';
+import { dockerFor } from '../runtime/docker-for.js';
 import { LEGACY_INSTALLATION } from '../reconciler/foreign-resources.js';
 import { createDockerRuntime } from '../runtime/index.js';
 import { type ForeignEntry, listForeignResources } from './foreign-resources.js';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerFor } from '../../../src/sandbox-server/engines/docker-for.js';
+import { dockerFor } from '../../../src/sandbox-server/runtime/docker-for.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 
 const run = promisify(execFile);
