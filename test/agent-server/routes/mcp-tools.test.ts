@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRequest, textMessage, useTestAgentServer } from '../../helpers/agent-server.js';
 import { ValidationErrorSchema } from '../../helpers/answer.js';
@@ -185,15 +187,19 @@ describe('MCP tools', () => {
     expect(errorsOf(events)).toEqual([]);
   });
 
-  it('ends its servers with the conversation', async () => {
+  it('ends its servers with the conversation, and what a stdio server started', async () => {
     http = await startHttpMcpServer();
-    const { id, events } = await run({ local: stdio(), web: { url: http.url }, events: { url: http.sseUrl } }, [toolCalls([{ name: 'local_whoami', arguments: {} }])]);
+    // The shell leaves a background process behind in the server's process group, as `npx` leaves a node.
+    const leftover = join(workspace, 'leftover.pid');
+    const local = { command: 'sh', args: ['-c', `sleep 300 & echo $! > ${leftover}; exec "${process.execPath}" "${stdioServer}"`] };
+    const { id, events } = await run({ local, web: { url: http.url }, events: { url: http.sseUrl } }, [toolCalls([{ name: 'local_whoami', arguments: {} }])]);
     const pid = Number(/"pid":(\d+)/.exec(textOf(observationsOf(events)[0]?.content ?? []))?.[1]);
+    const sleeper = Number((await readFile(leftover, 'utf8')).trim());
     expect(pid).toBeGreaterThan(0);
-    expect(isRunning(pid)).toBe(true);
+    expect(isRunning(pid) && isRunning(sleeper)).toBe(true);
     expect(http.openSessions()).toBe(2);
     expect((await agent.server.call('DELETE', `/api/conversations/${id}`)).status).toBe(200);
-    await vi.waitFor(() => expect(isRunning(pid)).toBe(false), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect([isRunning(pid), isRunning(sleeper)]).toEqual([false, false]), { timeout: 10_000, interval: 50 });
     await vi.waitFor(() => expect(http?.openSessions()).toBe(0), { timeout: 10_000, interval: 50 });
   });
 
