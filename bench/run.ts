@@ -19,7 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   warm: () => import('./warm.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   cold: () => import('./cold.js'),
-  // Needs tmux and script.
+  // Needs tmux and script; its browser part needs Chromium.
   tools: () => import('./tools.js'),
   llm: () => import('./llm.js'),
   // Needs DATABASE_URL, the Docker engine (and ../shared/env/extra-engines.sh), the base image and `npm run build`.

@@ -2,8 +2,9 @@
  * The agent's terminal: one command's round trip through the terminal tool (typed into a
  * persistent bash in a PTY, its output read back up to its sentinel), in tmux and in script,
  * beside its floor measured in the same run: `bash -c` started for the same command.
- * Goal: at most 1.5x the floor at p50. Then an MCP tool call's overhead (tools-mcp.ts).
- * Run: `npm run bench -- tools` (needs tmux and script).
+ * Goal: at most 1.5x the floor at p50. Then an MCP tool call's overhead (tools-mcp.ts), and the
+ * browser tools reading a local page (tools-browser.ts).
+ * Run: `npm run bench -- tools` (needs tmux and script; the browser part needs Chromium).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { promisify } from 'node:util';
 import { createTerminalTool } from '../src/agent-server/agent/tools/index.js';
 import type { PtyBackend } from '../src/agent-server/agent/tools/terminal/shell-process.js';
 import { formatMs, formatRatio, measure, printTable } from './measure.js';
+import { runBrowser } from './tools-browser.js';
 import { runMcp } from './tools-mcp.js';
 
 const RUNS = 300;
@@ -35,6 +37,7 @@ export async function run(): Promise<void> {
     await rm(workspace, { recursive: true, force: true });
   }
   await runMcp();
+  await runBrowser();
 }
 
 async function measureFloor(workspace: string) {

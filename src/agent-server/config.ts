@@ -45,6 +45,8 @@ Environment:
   CORS_ORIGINS          Comma-separated origins whose web pages may call the API; unset keeps CORS
                         closed and refuses state-changing requests from other sites.
   LOG_LEVEL             fatal, error, warn, info, debug, trace or silent. Default info.
+  CHROMIUM_PATH         The Chromium the browser tools start (as the agent user). Default: the first
+                        of chromium, chromium-headless-shell, chromium-browser, google-chrome on PATH.
 `;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
