@@ -59,6 +59,17 @@ COPY node_modules/ /app/node_modules/
 RUN if command -v npm >/dev/null; then npm prune --omit=dev --no-audit --no-fund; fi
 COPY dist/ /app/dist/
 
+# --- agent-server-full: the sandbox with the programs the agent's tools use (needs Debian's mirrors) --
+# Chromium for the browser tools (the headless shell), tmux for the terminal, ripgrep for glob and
+# grep, git and python3: `docker build --target agent-server-full -t my/agent-server-full .`, then
+# AGENT_SERVER_IMAGE=my/agent-server-full. It builds on the agent-server stage, whose bundle needs
+# `npm run build` on the host first; it comes after the offline targets, which the classic builder
+# would otherwise make need the mirrors too.
+FROM agent-server AS agent-server-full
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium-headless-shell fonts-liberation tmux ripgrep git python3 procps ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
 # --- build: the programs built from source (needs the npm registry) -------------------------------
 FROM ${BASE_IMAGE} AS build
 WORKDIR /src
