@@ -4,6 +4,7 @@ import type { StartConversationRequestSchema } from '../contracts/agent-server/c
 import { type ServerInfo, ServerInfoSchema } from '../contracts/agent-server/server-info.js';
 import { AGENT_SERVER_PORT_NAME } from '../contracts/sandbox.js';
 import { UpstreamError } from '../errors/index.js';
+import { type BashOutput, BashOutputSchema, DEFAULT_TIMEOUT_SECONDS as DEFAULT_BASH_TIMEOUT_SECONDS, type ExecuteBashRequest } from '../contracts/agent-server/bash.js';
 import type { SandboxRow } from './db/schema.js';
 
 /**
@@ -70,9 +71,22 @@ export interface AgentClient {
   deleteConversation(id: string): Promise<void>;
   /** GET /server_info: among others, how long its agents have done nothing. */
   serverInfo(): Promise<ServerInfo>;
+  /** POST /api/file/upload: writes a file (as the agent's), making its folders. */
+  uploadFile(path: string, data: Uint8Array): Promise<void>;
+  /** POST /api/bash/execute_bash_command: runs a command as the agent and waits for it. */
+  executeBash(request: ExecuteBashRequest): Promise<BashOutput>;
+  /** POST /api/skills: the skills a conversation in `projectDir` loads. */
+  projectSkills(projectDir: string): Promise<ProjectSkill[]>;
 }
 
+/** A skill as POST /api/skills lists it. */
+export const ProjectSkillSchema = z.looseObject({ name: z.string(), type: z.string(), triggers: z.array(z.string()).default([]) });
+export type ProjectSkill = z.output<typeof ProjectSkillSchema>;
+const SkillsAnswerSchema = z.looseObject({ skills: z.array(ProjectSkillSchema) });
+
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** An upload is a piece of a repository's tar: tens of megabytes over a loaded machine's loopback. */
+const UPLOAD_TIMEOUT_MS = 120_000;
 const ConversationBatchSchema = z.array(ConversationInfoSchema.nullable());
 
 /**
@@ -85,17 +99,18 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   /** The answer's status and text; an unreachable agent-server or a 5xx/4xx is a UpstreamError. */
-  async function send(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  async function send(method: string, path: string, body?: unknown, waitMs = timeoutMs): Promise<{ status: number; text: string }> {
     let response: Response;
     try {
+      const form = body instanceof FormData;
       response = await fetch(`${base}${path}`, {
         method,
         headers: {
           'x-session-api-key': target.sessionApiKey,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(body === undefined || form ? {} : { 'content-type': 'application/json' }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        body: body === undefined ? undefined : form ? body : JSON.stringify(body),
+        signal: AbortSignal.timeout(waitMs),
       });
     } catch (err) {
       const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
@@ -108,8 +123,8 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
     return new UpstreamError(`Agent server answered ${answer.status} to ${method} ${path}: ${answer.text.slice(0, 500)}`);
   }
 
-  async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown): Promise<z.output<T>> {
-    const answer = await send(method, path, body);
+  async function call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, waitMs?: number): Promise<z.output<T>> {
+    const answer = await send(method, path, body, waitMs);
     if (answer.status < 200 || answer.status > 299) throw failed(method, path, answer);
     let json: unknown;
     try {
@@ -140,6 +155,22 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
     },
     serverInfo() {
       return call(ServerInfoSchema, 'GET', '/server_info');
+    },
+    async uploadFile(path, data) {
+      const form = new FormData();
+      form.set('file', new Blob([data]), 'upload');
+      const route = `/api/file/upload?path=${encodeURIComponent(path)}`;
+      const answer = await send('POST', route, form, Math.max(timeoutMs, UPLOAD_TIMEOUT_MS));
+      if (answer.status < 200 || answer.status > 299) throw failed('POST', '/api/file/upload', answer);
+    },
+    executeBash(request) {
+      // The command's own timeout, and a little for the answer to come back.
+      const waitMs = (request.timeout ?? DEFAULT_BASH_TIMEOUT_SECONDS) * 1000 + timeoutMs;
+      return call(BashOutputSchema, 'POST', '/api/bash/execute_bash_command', request, waitMs);
+    },
+    async projectSkills(projectDir) {
+      const request = { project_dir: projectDir, load_public: false, load_user: false, load_org: false };
+      return (await call(SkillsAnswerSchema, 'POST', '/api/skills', request)).skills;
     },
   };
 }

@@ -193,6 +193,8 @@ export const appConversationStartTasks = pgTable(
     status: text('status', { enum: START_TASK_STATUSES }).notNull(),
     detail: text('detail'),
     failure: text('failure', { enum: START_TASK_FAILURES }),
+    /** What the repository steps did and printed (clone, .openhands/setup.sh, skills); null before any. */
+    log: text('log'),
     /** The id the conversation will have; shown as app_conversation_id once READY. */
     conversationId: text('conversation_id').notNull(),
     sandboxId: text('sandbox_id'),

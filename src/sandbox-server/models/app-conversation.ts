@@ -48,6 +48,10 @@ export const AppConversationStartTaskSchema = z
     app_conversation_id: z.string().nullable(),
     sandbox_id: z.string().nullable(),
     agent_server_url: z.string().nullable(),
+    log: z.string().nullable().openapi({
+      description:
+        'Our extension: what preparing the repository did and printed (clone, .openhands/setup.sh, skills found); null when the task had no repository step',
+    }),
     /** The request as received, secrets left out. */
     request: z.record(z.string(), z.unknown()),
     created_at: DateTimeSchema,

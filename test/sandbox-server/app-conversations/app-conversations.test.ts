@@ -27,6 +27,7 @@ const TASK_FIELDS = [
   'created_by_user_id',
   'detail',
   'id',
+  'log',
   'request',
   'sandbox_id',
   'status',

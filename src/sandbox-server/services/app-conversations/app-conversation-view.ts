@@ -74,6 +74,7 @@ export function toStartTask(row: StartTaskRow): AppConversationStartTask {
     app_conversation_id: row.status === 'READY' ? row.conversationId : null,
     sandbox_id: row.sandboxId,
     agent_server_url: row.agentServerUrl,
+    log: row.log,
     request: row.request,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

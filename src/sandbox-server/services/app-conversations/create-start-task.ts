@@ -7,6 +7,7 @@ import { startTaskEvent } from '../../lifecycle-events/start-task-event.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 import type { AppConversationContext } from './context.js';
 import { chooseLlmModel, storedRequest } from './start-request.js';
+import { repositorySource } from '../repositories/repository-source.js';
 
 /**
  * Records a start task (WORKING) and returns it; the StartTaskRunner does the rest in the
@@ -19,6 +20,8 @@ export async function createStartTask(
   createdByUserId: string | null,
 ): Promise<StartTaskRow> {
   chooseLlmModel(request, ctx.settings);
+  // A repository that cannot be named (a bad URL, an unknown provider) is refused now.
+  if (request.selected_repository) repositorySource({ ...request, selected_repository: request.selected_repository }, request.secrets);
   const conversationId = request.conversation_id ?? randomUUID();
   if (request.conversation_id) {
     const [existing] = await ctx.db.select({ id: appConversations.id }).from(appConversations).where(eq(appConversations.id, conversationId));

@@ -12,6 +12,7 @@ import { startSandbox } from '../sandboxes/start-sandbox.js';
 import type { AppConversationContext } from './context.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 import { agentConversationRequest } from './start-request.js';
+import { conversationWorkingDir, prepareRepository, runSetupScript, setUpSkills } from '../repositories/repository-steps.js';
 
 const FINISHED: StartTaskStatus[] = ['READY', 'ERROR'];
 
@@ -81,6 +82,9 @@ export class StartTaskRunner {
     try {
       if (task?.status === 'WORKING') task = await this.#chooseSandbox(task);
       if (task?.status === 'WAITING_FOR_SANDBOX') task = await this.#waitForSandbox(task);
+      if (task?.status === 'PREPARING_REPOSITORY') task = await this.#prepareRepository(task);
+      if (task?.status === 'RUNNING_SETUP_SCRIPT') task = await this.#runSetupScript(task);
+      if (task?.status === 'SETTING_UP_SKILLS') task = await this.#setUpSkills(task);
       if (task?.status === 'STARTING_CONVERSATION') await this.#startConversation(task);
     } catch (err) {
       if (this.#stop.signal.aborted) return;
@@ -100,16 +104,48 @@ export class StartTaskRunner {
 
   async #waitForSandbox(task: StartTaskRow): Promise<StartTaskRow> {
     const target = await this.#agentServerOf(task);
-    return this.#update(task.id, { status: 'STARTING_CONVERSATION', agentServerUrl: target.baseUrl });
+    const request = task.request as AppConversationStartRequest;
+    const status = request.selected_repository ? 'PREPARING_REPOSITORY' : 'STARTING_CONVERSATION';
+    return this.#update(task.id, { status, agentServerUrl: target.baseUrl });
   }
 
-  async #startConversation(task: StartTaskRow): Promise<void> {
-    const target = await this.#agentServerOf(task);
+  async #prepareRepository(task: StartTaskRow): Promise<StartTaskRow> {
+    const request = task.request as AppConversationStartRequest & { selected_repository: string };
+    const client = this.#ctx.agentClient(await this.#agentServerOf(task));
+    const input = { request, secrets: task.secrets, workspace: await this.#workspaceOf(task), signal: this.#stop.signal };
+    const { log, hasSetupScript } = await prepareRepository(client, input);
+    return this.#update(task.id, { status: hasSetupScript ? 'RUNNING_SETUP_SCRIPT' : 'SETTING_UP_SKILLS', log: withLines(task.log, log) });
+  }
+
+  async #runSetupScript(task: StartTaskRow): Promise<StartTaskRow> {
+    const client = this.#ctx.agentClient(await this.#agentServerOf(task));
+    const log = await runSetupScript(client, await this.#conversationDir(task));
+    return this.#update(task.id, { status: 'SETTING_UP_SKILLS', log: withLines(task.log, log) });
+  }
+
+  async #setUpSkills(task: StartTaskRow): Promise<StartTaskRow> {
+    const client = this.#ctx.agentClient(await this.#agentServerOf(task));
+    const log = await setUpSkills(client, await this.#conversationDir(task));
+    return this.#update(task.id, { status: 'STARTING_CONVERSATION', log: withLines(task.log, log) });
+  }
+
+  /** The sandbox spec's working directory. */
+  async #workspaceOf(task: StartTaskRow): Promise<string> {
     const [sandbox] = await this.#ctx.db
       .select({ workingDir: sandboxSpecs.workingDir })
       .from(sandboxes)
       .innerJoin(sandboxSpecs, eq(sandboxes.specId, sandboxSpecs.id))
       .where(eq(sandboxes.id, requireSandboxId(task)));
+    return sandbox?.workingDir ?? '/workspace';
+  }
+
+  /** Where the conversation works: the repository's folder when it has one. */
+  async #conversationDir(task: StartTaskRow): Promise<string> {
+    return conversationWorkingDir(await this.#workspaceOf(task), task.request as AppConversationStartRequest, task.secrets);
+  }
+
+  async #startConversation(task: StartTaskRow): Promise<void> {
+    const target = await this.#agentServerOf(task);
     const request = task.request as AppConversationStartRequest;
     await this.#ctx.agentClient(target).createConversation(
       agentConversationRequest({
@@ -117,7 +153,7 @@ export class StartTaskRunner {
         request,
         secrets: task.secrets,
         settings: this.#ctx.settings,
-        workingDir: sandbox?.workingDir ?? '/workspace',
+        workingDir: await this.#conversationDir(task),
       }),
     );
     const now = new Date();
@@ -180,6 +216,11 @@ export class StartTaskRunner {
       return task;
     });
   }
+}
+
+/** The task's log with `lines` added. */
+function withLines(log: string | null, lines: readonly string[]): string {
+  return [...(log ? [log] : []), ...lines].join('\n');
 }
 
 function requireSandboxId(task: StartTaskRow): string {

@@ -1,0 +1,1 @@
+ALTER TABLE "app_conversation_start_tasks" ADD COLUMN "log" text;
