@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecycle-event.js';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { checked } from '../helpers/answer.js';
@@ -210,6 +211,7 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
 
   it('brings every sandbox back to RUNNING after dockerd restarts, answering requests all along (never a 500 or a hang)', async () => {
     const before = await engine.listContainers({ filters: { label: [`${LABEL_INSTANCE}=${instanceId}`] } });
+    const restartBegan = new Date().toISOString();
     // The proxy: a 503 with Retry-After while the engine is away (not a 502, which says the
     // sandbox's own agent-server failed), and the agent-server's answer again once it is back.
     const proxied = `/api/v1/sandboxes/${sandboxIds[0]}/agent/alive`;
@@ -246,5 +248,9 @@ describe.runIf(mainEngine)('faults under the control plane', { timeout: 300_000 
     console.log('after dockerd restart:', JSON.stringify({ runningBefore: before.length, startedAgain: restarted, runningAfter: after.length }));
     expect(restarted).toBe(before.length);
     expect(after).toHaveLength(sandboxIds.length);
+    // The engine stopped their containers; none of them failed, so none was ever said to (no
+    // sandbox.error or sandbox.missing reached the API, streams or webhooks in between).
+    const said = await call('GET', `/api/v1/events/search?type=sandbox.error&type=sandbox.missing&timestamp__gte=${encodeURIComponent(restartBegan)}&limit=100`);
+    expect(checked(LifecycleEventPageSchema, said.body).items.map((event) => [event.type, event.sandbox_id, event.status_detail])).toEqual([]);
   });
 });

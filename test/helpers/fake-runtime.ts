@@ -61,6 +61,8 @@ export interface FakeRuntimeControls {
   addContainer(sandboxId: string, state?: ContainerState): ContainerObservation;
   /** The engine goes away for a moment: watchers get ENGINE_DISCONNECTED. */
   disconnect(): void;
+  /** The engine shuts down (true): it still answers every call, as on the connections it has, but takes no new connection. */
+  refuseNewConnections(refuse: boolean): void;
   /** The container writes `text` to its log. */
   writeLog(containerId: string, text: string): void;
   /** What `diskUsage` answers for the container from now on (nothing written until then). */
@@ -105,6 +107,7 @@ export function createFakeRuntime(): FakeRuntime {
   const imageIds = new Map<string, string>();
   /** OCI runtime -> why its self-test fails. */
   const failingProbes = new Map<string, string>();
+  let refusingNewConnections = false;
   let held: Promise<void> | undefined;
   let heldAfterCreated = false;
   let heldSnapshots: Promise<void> | undefined;
@@ -167,6 +170,14 @@ export function createFakeRuntime(): FakeRuntime {
 
     failProbe(runtime, detail) {
       failingProbes.set(runtime, detail);
+    },
+
+    async takesNewConnections() {
+      return !refusingNewConnections;
+    },
+
+    refuseNewConnections(refuse) {
+      refusingNewConnections = refuse;
     },
 
     async imageId(image) {

@@ -1,4 +1,4 @@
-import type { SandboxRuntime } from '../runtime/runtime.js';
+import { RuntimeError, type SandboxRuntime } from '../runtime/runtime.js';
 import { forEachLimited } from './limit.js';
 import { type ContainersBySandbox, PASS_CONCURRENCY, type RowWithSpec } from './observe.js';
 
@@ -27,4 +27,19 @@ export async function stoppedByEngine(
     if (container?.finishedAt != null && container.finishedAt >= lostAt - ENGINE_SHUTDOWN_WINDOW_MS) stopped.add(row.id);
   });
   return stopped;
+}
+
+/** Whether a container wanted running, and not yet found failed, has exited. */
+export function exitedWhileWanted(entries: RowWithSpec[], bySandbox: ContainersBySandbox): boolean {
+  return entries.some(({ row }) => row.desiredState === 'RUNNING' && row.status !== 'ERROR' && (bySandbox.get(row.id) ?? []).some((c) => c.state === 'exited'));
+}
+
+/**
+ * A dockerd shutting down closes its listener, then stops every container, still serving the
+ * connections it has: their exits reach a pass as if they were crashes, and a pass over such a
+ * connection would take it for back. Only a new connection tells, so the pass fails (the engine
+ * counts as gone) until one is taken; the pass after it starts again the containers it stopped.
+ */
+export async function requireNewConnections(runtime: SandboxRuntime): Promise<void> {
+  if (!(await runtime.takesNewConnections())) throw new RuntimeError('the engine is shutting down: it takes no new connection', false);
 }

@@ -33,6 +33,7 @@ export function limitedRuntime(runtime: SandboxRuntime): SandboxRuntime {
     list: (sandboxId) => runtime.list(sandboxId),
     inspect: (containerId) => runtime.inspect(containerId),
     logs: (containerId, lines) => runtime.logs(containerId, lines),
+    takesNewConnections: () => runtime.takesNewConnections(),
     snapshot: (request) => limit(() => runtime.snapshot(request)),
     restoreVolume: (snapshot, target) => limit(() => runtime.restoreVolume(snapshot, target)),
     removeSnapshot: (snapshot) => limit(() => runtime.removeSnapshot(snapshot)),

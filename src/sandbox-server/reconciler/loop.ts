@@ -9,7 +9,7 @@ import { AliveProbes } from './alive-probes.js';
 import { observeArrival } from './arrival-latency.js';
 import { BackgroundCreates } from './background-creates.js';
 import { EngineHealth } from './engine-health.js';
-import { stoppedByEngine } from './engine-shutdown.js';
+import { exitedWhileWanted, requireNewConnections, stoppedByEngine } from './engine-shutdown.js';
 import { EventedContainers } from './evented-containers.js';
 import { forEachLimited, waitAtMost } from './limit.js';
 import { limitedRuntime } from './limited-runtime.js';
@@ -233,6 +233,7 @@ export class Reconciler {
     const listedAt = Date.now();
     const started = performance.now();
     const [observed, rowsRead] = await Promise.all([listContainers(this.runtime, only), only ? loadRows(this.db, this.engine, only) : undefined]);
+    if (engineLostAt !== undefined) await requireNewConnections(this.runtime);
     // It answered, unless it was found gone while it did; the rest of the pass is the database's.
     this.health.answered(engineLostAt);
     const leftovers = only ? undefined : await this.leftovers.list();
@@ -241,6 +242,7 @@ export class Reconciler {
 
     const containers = bySandbox(observed);
     await this.evented.inspect(entries, containers);
+    if (engineLostAt === undefined && exitedWhileWanted(entries, containers)) await requireNewConnections(this.runtime);
     if (!only && !this.stopped) this.diskWatch.maybeCheck(entries, containers);
     const byEngine = engineLostAt === undefined ? new Set<string>() : await stoppedByEngine(this.runtime, entries, containers, engineLostAt);
     const unheld = entries.filter((entry) => !held.has(entry.row.id));

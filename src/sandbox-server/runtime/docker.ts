@@ -9,6 +9,7 @@ import { probeRuntimeOn } from './docker-runtime-probe.js';
 import { createDockerSnapshots } from './docker-snapshots.js';
 import { createDockerVolumes } from './docker-volumes.js';
 import { dockerDiskUsage } from './docker-disk-usage.js';
+import { takesNewConnections } from './docker-new-connection.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, ownerLabels, type SandboxRuntime } from './runtime.js';
 import { imageIdOn } from './image-id.js';
 
@@ -85,6 +86,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     watch: (onEvent) => events.watch(onEvent),
     diskUsage: (containerId, dataMountPath) => dockerDiskUsage(docker, containerId, dataMountPath),
     probeRuntime: (runtime, image) => probeRuntimeOn(docker, instanceId, runtime, image),
+    takesNewConnections: () => takesNewConnections(docker),
 
     async runtimes() {
       try {

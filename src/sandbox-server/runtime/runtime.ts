@@ -269,6 +269,11 @@ export interface SandboxRuntime {
   /** Every snapshot image and volume carrying our instance label. */
   listSnapshots(): Promise<SnapshotObservation[]>;
   /**
+   * Whether the engine answers on a new connection: one shutting down serves the connections it has
+   * (and reports its containers' exits on them) but takes no new one. Never throws.
+   */
+  takesNewConnections(): Promise<boolean>;
+  /**
    * Lifecycle events of our containers, and ENGINE_DISCONNECTED when the engine went away (it
    * reconnects by itself); the returned function stops the stream.
    */

@@ -455,6 +455,43 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect((await readSandbox(handle.db, crashed.id)).status).toBe('ERROR');
   });
 
+  it('takes the exits of an engine shutting down (it answers, but takes no new connection) for its doing, not crashes, and starts those containers again once it is back', async () => {
+    await handle.db.delete(lifecycleEvents);
+    const sandbox = await newSandbox();
+    const healthReports: boolean[] = [];
+    const r = reconciler({ onHealth: async (healthy) => void healthReports.push(healthy) });
+    await r.start();
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'));
+    const container = fake.containers()[0]!;
+
+    // dockerd on SIGTERM: its listener closed, it stops the container (exit 143) and reports the
+    // die on the event stream it still serves, and inspects still answer on pooled connections.
+    fake.refuseNewConnections(true);
+    fake.kill(container.containerId, 143);
+    await vi.waitFor(() => expect(healthReports.at(-1)).toBe(false));
+    expect(r.engineAvailable()).toBe(false);
+    for (let i = 0; i < 3; i++) await r.reconcileOnce().catch(() => undefined);
+    expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING', containerId: container.containerId });
+    expect(callsOf('start')).toEqual([]);
+
+    // Back: the same container is started again, and no failure was ever recorded.
+    fake.refuseNewConnections(false);
+    await vi.waitFor(() => expect(callsOf('start').map((c) => c.target)).toEqual([container.containerId]), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'RUNNING', containerId: container.containerId }));
+    const events = await handle.db.select().from(lifecycleEvents).where(eq(lifecycleEvents.subjectId, sandbox.id));
+    expect(events.map((event) => event.status)).not.toContain('ERROR');
+  });
+
+  it('still marks ERROR a container that exits while the engine takes new connections', async () => {
+    const sandbox = await newSandbox();
+    const r = reconciler();
+    await r.start();
+    await vi.waitFor(async () => expect((await readSandbox(handle.db, sandbox.id)).status).toBe('RUNNING'));
+    fake.kill(fake.containers()[0]!.containerId, 143);
+    await vi.waitFor(async () => expect(await readSandbox(handle.db, sandbox.id)).toMatchObject({ status: 'ERROR', statusDetail: 'container exited with code 143' }));
+    expect(r.engineAvailable()).toBe(true);
+  });
+
   it('records its engine UNREACHABLE when it stops answering and HEALTHY when it answers again, each change with its event', async () => {
     // The fresh database's registration of `local` (engine.registered) is not this test's.
     await handle.db.delete(lifecycleEvents);
