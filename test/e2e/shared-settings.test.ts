@@ -40,12 +40,12 @@ describe.runIf(docker && process.env.DATABASE_URL)('settings shared by replicas'
   let database: { url: string; drop(): Promise<void> };
   const replicas: Replica[] = [];
 
-  async function replica(env: Record<string, string>): Promise<Replica> {
+  async function replica(env: Record<string, string>, url = database.url): Promise<Replica> {
     const port = await freePort();
     let logs = '';
     const child = await spawnControlPlane(
       port,
-      { ...env, DATABASE_URL: database.url, SANDBOX_SERVER_ADMIN_KEYS: KEY, SANDBOX_SERVER_INSTANCE: instanceId, SANDBOX_RUNTIME: 'runc' },
+      { ...env, DATABASE_URL: url, SANDBOX_SERVER_ADMIN_KEYS: KEY, SANDBOX_SERVER_INSTANCE: instanceId, SANDBOX_RUNTIME: 'runc' },
       (text) => (logs += text),
     );
     const started = { port, process: child, logs: () => logs };
@@ -64,10 +64,13 @@ describe.runIf(docker && process.env.DATABASE_URL)('settings shared by replicas'
     database = await createTestDatabase();
   }, 300_000);
 
+  let second: { url: string; drop(): Promise<void> } | undefined;
+
   afterAll(async () => {
     await Promise.all(replicas.map((r) => stopProcess(r.process, 'SIGTERM')));
     if (docker) await removeInstanceResources(docker, instanceId).catch(() => undefined);
     await database?.drop();
+    await second?.drop();
   }, 120_000);
 
   it('seeds them once, keeps them against a disagreeing replica with a warning, and changes them for all only on request', async () => {
@@ -111,5 +114,21 @@ describe.runIf(docker && process.env.DATABASE_URL)('settings shared by replicas'
     const restarted = await replica({ SANDBOX_WARM_POOL: '0', SANDBOX_DEFAULT_MEMORY_MB: '1024', SANDBOX_DEFAULT_CPUS: '0.5' });
     expect(await settingsOf(restarted)).toMatchObject(applied);
     expect(warnings(restarted.logs()).map((line) => line.setting).filter(Boolean)).toEqual(['default_memory_mb', 'default_cpus']);
+  });
+
+  it('lets two replicas started at once on an empty database apply the migrations once and seed one environment whole', async () => {
+    second = await createTestDatabase();
+    const url = second.url;
+    const [a, b] = await Promise.all([
+      replica({ SANDBOX_WARM_POOL: '0', SANDBOX_DEFAULT_MEMORY_MB: '1000', SANDBOX_DEFAULT_CPUS: '0.5' }, url),
+      replica({ SANDBOX_WARM_POOL: '0', SANDBOX_DEFAULT_MEMORY_MB: '2000', SANDBOX_DEFAULT_CPUS: '0.25' }, url),
+    ]);
+    const held = await settingsOf(a!);
+    expect(await settingsOf(b!)).toEqual(held);
+    // One start seeded, whole: never one variable of each.
+    expect([[1000, 0.5], [2000, 0.25]]).toContainEqual([held.default_memory_mb, held.default_cpus]);
+    const warned = [a!, b!].map((r) => warnings(r.logs()).map((line) => line.setting).filter(Boolean));
+    expect(warned).toContainEqual([]);
+    expect(warned).toContainEqual(['default_memory_mb', 'default_cpus']);
   });
 });

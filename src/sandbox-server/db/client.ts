@@ -48,6 +48,8 @@ export interface OpenDatabaseOptions {
 }
 
 const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+/** The advisory lock (a 64-bit key of our own) held while migrations are applied. */
+const MIGRATION_LOCK = 7_215_404_011;
 
 /** Opens the database and applies the drizzle/ migrations, the same ones for both drivers. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
@@ -61,6 +63,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // without the query deadline.
     const migrator = connect(1);
     try {
+      // Replicas starting together on an empty database would each apply every migration; the
+      // lock, held by this session until it ends, lets one at a time look at what is applied.
+      await migrator`SELECT pg_advisory_lock(${MIGRATION_LOCK}::bigint)`;
       await migratePostgres(drizzlePostgres(migrator), { migrationsFolder });
     } catch (error) {
       // drizzle says only which statement failed ("Failed query: CREATE SCHEMA ..."); the driver's error says why.
