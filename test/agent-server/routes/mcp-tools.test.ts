@@ -107,6 +107,9 @@ describe('MCP tools', () => {
       { type: 'text', text: 'a pixel:', cache_prompt: false },
       { type: 'image', image_urls: [`data:image/png;base64,${PIXEL_PNG_BASE64}`], cache_prompt: false },
     ]);
+    // The picture reaches the model as an image part (Chat Completions carries it in a user message after the tool results).
+    const parts = (llm?.requests[3]?.body.messages ?? []).flatMap((m) => (typeof m.content === 'string' || m.content === null ? [] : m.content));
+    expect(parts).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL_PNG_BASE64}` } });
     expect(refused).toMatchObject({ kind: 'MCPToolObservation', is_error: true, content: [{ text: "[Tool 'refuse' executed.]\nno, never" }] });
     const who = JSON.parse(textOf(whoami?.content ?? []).split('\n')[1] ?? '{}') as { uid: number; cwd: string; value: string; pid: number };
     expect(who).toEqual({ uid: process.getuid?.(), cwd: workspace, value: 'from the config', pid: expect.any(Number) });
