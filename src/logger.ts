@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { SESSION_KEY_HEADER_LOWER } from './contracts/agent-server/session-key.js';
 
 /** Properties of database errors that carry the values of a query (secrets among them). */
 const VALUE_FIELDS = ['params', 'parameters', 'detail', 'where'];
@@ -57,7 +58,7 @@ export const logger = pino({
   serializers: { err: serializeError },
   hooks: { streamWrite: withoutHiddenValues },
   redact: {
-    paths: ['*.api_key', '*.secret', '*.session_api_key', '*.authorization', 'req.headers.authorization', 'req.headers["x-session-api-key"]'],
+    paths: ['*.api_key', '*.secret', '*.session_api_key', '*.authorization', 'req.headers.authorization', `req.headers["${SESSION_KEY_HEADER_LOWER}"]`],
     censor: '[redacted]',
   },
 });

@@ -1,9 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { SESSION_KEY_HEADER } from '../contracts/agent-server/session-key.js';
 import { sessionKeyDigestBytes } from '../contracts/agent-server/session-key-digest.js';
 import { UnauthorizedError } from '../errors/index.js';
-
-export const SESSION_KEY_HEADER = 'X-Session-API-Key';
 
 /**
  * Paths every caller may reach, as on OpenHands' agent-server: health checks and server details
@@ -50,7 +49,7 @@ export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string
 }
 
 /**
- * Requires the X-Session-API-Key header on every route but the open ones when keys are accepted.
+ * Requires the session-key header on every route but the open ones when keys are accepted.
  * WebSocket paths (/sockets/...) carry their key in the query or their first frame instead and
  * check it themselves, as browsers cannot set headers on a WebSocket.
  */
@@ -59,7 +58,7 @@ export function requireSessionKey(accepted: SessionKeyDigests): MiddlewareHandle
     const open = isOpenPath(c.req.path) || isCorsPreflight(c.req.method, (name) => c.req.header(name));
     const presented = c.req.header(SESSION_KEY_HEADER);
     if (!open && !isValidSessionKey(accepted, presented)) {
-      throw new UnauthorizedError('Invalid or missing X-Session-API-Key');
+      throw new UnauthorizedError(`Invalid or missing ${SESSION_KEY_HEADER}`);
     }
     // Without keys every request passes, the agent's own included: none of them is authenticated.
     if (accepted.length > 0 && presented !== undefined && isValidSessionKey(accepted, presented)) c.set('authenticated', true);

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DATA_OWNER_ENV } from '../contracts/agent-server/data-owner.js';
+import { SESSION_KEY_HEADER, SESSION_KEY_QUERY } from '../contracts/agent-server/session-key.js';
 import { SESSION_KEY_DIGEST_ENV } from '../contracts/agent-server/session-key-digest.js';
 import { ConfigError } from '../errors/config-error.js';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
@@ -32,8 +33,8 @@ Options (each overrides its environment variable):
 
 Environment:
   OH_SESSION_API_KEYS_0, OH_SESSION_API_KEYS_1, ...
-                        Accepted session API keys (header X-Session-API-Key; WebSocket query
-                        session_api_key). When none is set, requests need no key, and the server
+                        Accepted session API keys (header ${SESSION_KEY_HEADER}; WebSocket query
+                        ${SESSION_KEY_QUERY}). When none is set, requests need no key, and the server
                         only listens on a loopback address.
   SESSION_API_KEY       One more accepted session API key.
   SESSION_API_KEY_SHA256

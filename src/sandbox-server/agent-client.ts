@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type ConversationInfo, ConversationInfoSchema } from '../contracts/agent-server/conversation-info.js';
 import type { StartConversationRequestSchema } from '../contracts/agent-server/conversation-requests.js';
 import { type ServerInfo, ServerInfoSchema } from '../contracts/agent-server/server-info.js';
+import { SESSION_KEY_HEADER, SESSION_KEY_HEADER_LOWER } from '../contracts/agent-server/session-key.js';
 import { AGENT_SERVER_PORT_NAME } from '../contracts/sandbox.js';
 import { UpstreamError } from '../errors/index.js';
 import { type BashOutput, BashOutputSchema, DEFAULT_TIMEOUT_SECONDS as DEFAULT_BASH_TIMEOUT_SECONDS, type ExecuteBashRequest } from '../contracts/agent-server/bash.js';
@@ -49,7 +50,7 @@ const ALIVE_TIMEOUT_MS = 1_000;
 export async function checkAgentServerAlive(url: string, sessionApiKey: string): Promise<boolean> {
   try {
     const response = await fetch(`${url}/alive`, {
-      headers: { 'X-Session-API-Key': sessionApiKey },
+      headers: { [SESSION_KEY_HEADER]: sessionApiKey },
       signal: AbortSignal.timeout(ALIVE_TIMEOUT_MS),
     });
     await response.body?.cancel();
@@ -106,7 +107,7 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
       response = await fetch(`${base}${path}`, {
         method,
         headers: {
-          'x-session-api-key': target.sessionApiKey,
+          [SESSION_KEY_HEADER_LOWER]: target.sessionApiKey,
           ...(body === undefined || form ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : form ? body : JSON.stringify(body),

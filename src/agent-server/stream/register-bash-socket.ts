@@ -7,6 +7,7 @@ import type { BashCommands } from '../bash/bash-commands.js';
 import type { BashEventLog } from '../bash/bash-event-log.js';
 import type { BashEvent } from '../../contracts/agent-server/bash.js';
 import { ExecuteBashRequestSchema } from '../../contracts/agent-server/bash.js';
+import { SESSION_KEY_HEADER, SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
 import { StreamCloseCode } from './close-codes.js';
 import { isAuthFrame, withFirstFrameAuth } from './first-frame-auth.js';
 import { sendErrorEvent } from './server-error-event.js';
@@ -31,7 +32,7 @@ export function registerBashSocket<E extends Env>(app: Hono<E>, deps: BashSocket
   app.get(
     '/sockets/bash-events',
     deps.upgradeWebSocket((c) => {
-      const key = c.req.query('session_api_key') ?? c.req.header('x-session-api-key');
+      const key = c.req.query(SESSION_KEY_QUERY) ?? c.req.header(SESSION_KEY_HEADER);
       const resendMode = c.req.query('resend_mode');
       const resendAll = resendMode === undefined && TRUE_VALUES.has((c.req.query('resend_all') ?? '').toLowerCase());
       if (resendMode !== undefined && resendMode !== 'all') {

@@ -2,6 +2,7 @@ import type { NodeWebSocket } from '@hono/node-ws';
 import type { Env, Hono } from 'hono';
 import type { WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
+import { SESSION_KEY_HEADER, SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
 import { logger } from '../../logger.js';
 import type { EventLog } from '../store/index.js';
 import { StreamCloseCode, type StreamClose } from './close-codes.js';
@@ -29,7 +30,7 @@ const DEFAULT_SLOW_SUBSCRIBER_TIMEOUT_MS = 30_000;
  * Mounts `GET /sockets/events/:conversation_id`: the first frame is the conversation's `full_state`,
  * then each event of its log as one JSON text frame, in append order, each exactly once.
  *
- * Auth: `session_api_key` in the query or the `X-Session-API-Key` header, or, with neither, the
+ * Auth: the session key in the query (SESSION_KEY_QUERY) or its header (SESSION_KEY_HEADER), or, with neither, the
  * first frame `{"type":"auth","session_api_key":...}` (./first-frame-auth). Start: `resend_mode=all`
  * (or the older `resend_all=true`) from the first event, `resend_mode=since&after_timestamp=<t>`
  * from the first event at or after t, or our `after_event_id=<id>` just after that event; by
@@ -49,7 +50,7 @@ export function registerEventSocket<E extends Env>(app: Hono<E>, deps: EventSock
     '/sockets/events/:conversation_id',
     deps.upgradeWebSocket(async (c) => {
       const conversationId = c.req.param('conversation_id') ?? '';
-      const key = c.req.query('session_api_key') ?? c.req.header('x-session-api-key');
+      const key = c.req.query(SESSION_KEY_QUERY) ?? c.req.header(SESSION_KEY_HEADER);
       const query: StreamQuery = {
         resend_mode: c.req.query('resend_mode'),
         after_timestamp: c.req.query('after_timestamp'),

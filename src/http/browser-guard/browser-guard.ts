@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import { SESSION_KEY_HEADER } from '../../contracts/agent-server/session-key.js';
 import { ForbiddenError } from '../../errors/index.js';
 import { firstRefusal, type AdmissionStep } from '../admission.js';
 import { isAllowedHost } from './allowed-hosts.js';
@@ -32,7 +33,7 @@ export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler[] 
   if (origins.size === 0) return [guard];
   const corsHandler = cors({
     origin: [...origins],
-    allowHeaders: ['Authorization', 'Content-Type', 'X-Session-API-Key'],
+    allowHeaders: ['Authorization', 'Content-Type', SESSION_KEY_HEADER],
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAge: 600,
   });

@@ -26,7 +26,7 @@ export interface RequestLoggerOptions {
 /**
  * Gives each request an id and a logger carrying it, and writes one line when the request ends:
  * method, route pattern, path (cut short without a valid key: logged-path.ts), status and duration. Headers, the query string and bodies are never
- * logged: they carry API keys (`Authorization`, `X-Session-API-Key`, `?session_api_key=`) and
+ * logged: they carry API keys (`Authorization`, the session-key header and query parameter) and
  * conversation content.
  */
 export function requestLogger(options: RequestLoggerOptions = {}) {

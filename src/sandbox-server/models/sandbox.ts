@@ -21,7 +21,7 @@ export const SandboxInfoSchema = z
     status: SandboxStatusSchema,
     /** Our extension: why the sandbox is ERROR or MISSING (e.g. the container's exit code), else null. */
     status_detail: z.string().nullable(),
-    /** Only while RUNNING: the key the sandbox's agent-server expects in X-Session-API-Key. */
+    /** Only while RUNNING: the key the sandbox's agent-server expects in its session-key header. */
     session_api_key: z.string().nullable(),
     exposed_urls: z.array(ExposedUrlSchema).nullable(),
     created_at: z.string().openapi({ format: 'date-time' }),

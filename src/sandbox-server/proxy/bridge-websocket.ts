@@ -1,6 +1,9 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { WebSocket } from 'ws';
+import { SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
 import { logger } from '../../logger.js';
+
+const KEY_IN_QUERY = new RegExp(`${SESSION_KEY_QUERY}=[^&]*`);
 
 /** Close codes that may not be sent in a close frame (RFC 6455 7.4.1); 1000 stands in for them. */
 function sendableCloseCode(code: number): number {
@@ -36,7 +39,7 @@ export function bridgeWebSocket(upstreamUrl: string, onFrame: () => void = () =>
         if (!clientClosed) client.close(sendableCloseCode(code), reason.toString());
       });
       upstream.on('error', (err) => {
-        logger.warn({ err: err.message, upstream: upstreamUrl.replace(/session_api_key=[^&]*/, 'session_api_key=[redacted]') }, 'websocket upstream failed');
+        logger.warn({ err: err.message, upstream: upstreamUrl.replace(KEY_IN_QUERY, `${SESSION_KEY_QUERY}=[redacted]`) }, 'websocket upstream failed');
         if (!clientClosed) client.close(1011, 'agent server unreachable');
       });
     },

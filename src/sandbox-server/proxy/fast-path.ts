@@ -1,5 +1,6 @@
 import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { SESSION_KEY_HEADER_LOWER } from '../../contracts/agent-server/session-key.js';
 import { type DomainError, UpstreamError } from '../../errors/index.js';
 import { firstRefusal, type AdmissionStep, type Arrival } from '../../http/admission.js';
 import { domainErrorAnswer } from '../../http/errors.js';
@@ -151,7 +152,7 @@ function upstreamHeaders(req: IncomingMessage, sessionApiKey: string): OutgoingH
   for (const name in req.headers) if (!REQUEST_HEADERS_DROPPED.has(name)) headers[name] = req.headers[name];
   // Piped unchanged, the body keeps its length.
   if (req.headers['content-length'] !== undefined) headers['content-length'] = req.headers['content-length'];
-  headers['x-session-api-key'] = sessionApiKey;
+  headers[SESSION_KEY_HEADER_LOWER] = sessionApiKey;
   return headers;
 }
 

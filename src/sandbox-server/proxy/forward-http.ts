@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { SESSION_KEY_HEADER_LOWER } from '../../contracts/agent-server/session-key.js';
 import { UpstreamError } from '../../errors/index.js';
 import { sendParts } from '../../http/send.js';
 import type { AgentServerTarget } from '../agent-client.js';
@@ -18,7 +19,7 @@ export const REQUEST_HEADERS_DROPPED = new Set([
   'host',
   'content-length',
   'authorization',
-  'x-session-api-key',
+  SESSION_KEY_HEADER_LOWER,
   'origin',
   'sec-fetch-site',
   'sec-fetch-mode',
@@ -55,7 +56,7 @@ export async function forwardHttp(
   request.headers.forEach((value, name) => {
     if (!REQUEST_HEADERS_DROPPED.has(name)) headers[name] = value;
   });
-  headers['x-session-api-key'] = target.sessionApiKey;
+  headers[SESSION_KEY_HEADER_LOWER] = target.sessionApiKey;
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
   let upstream: Response;
   try {

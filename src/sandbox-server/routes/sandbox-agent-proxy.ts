@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
 import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
 import { ConflictError, UpstreamError } from '../../errors/index.js';
@@ -57,7 +58,7 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
     const url = new URL(c.req.url);
     const path = url.pathname.slice(url.pathname.indexOf('/agent/') + '/agent'.length);
     if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
-      url.searchParams.set('session_api_key', target.sessionApiKey);
+      url.searchParams.set(SESSION_KEY_QUERY, target.sessionApiKey);
       return deps.upgradeWebSocket(c, bridgeWebSocket(`${target.baseUrl.replace(/^http/, 'ws')}${path}?${url.searchParams}`, () => deps.recordActivity(id)));
     }
     try {

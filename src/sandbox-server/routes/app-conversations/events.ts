@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-queries.js';
 import { SendMessageRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
+import { SESSION_KEY_QUERY } from '../../../contracts/agent-server/session-key.js';
 import { findAppConversation } from '../../services/app-conversations/find-app-conversation.js';
 import { bridgeWebSocket } from '../../proxy/bridge-websocket.js';
 import { forwardHttp } from '../../proxy/forward-http.js';
@@ -80,8 +81,8 @@ export const registerAppConversationEventRoutes: AppConversationRouteRegistrar =
     requireUpgrade(c.req.header('upgrade'));
     const { target, sandboxId } = await conversationTarget(deps, id);
     const query = new URL(c.req.url).searchParams;
-    query.delete('session_api_key');
-    query.set('session_api_key', target.sessionApiKey);
+    query.delete(SESSION_KEY_QUERY);
+    query.set(SESSION_KEY_QUERY, target.sessionApiKey);
     const upstream = `${target.baseUrl.replace(/^http/, 'ws')}/sockets/events/${id}?${query}`;
     return deps.upgradeWebSocket(c, bridgeWebSocket(upstream, () => deps.recordActivity(sandboxId)));
   });
