@@ -190,6 +190,22 @@ describe.skipIf(chromium === undefined && !inCi)('BrowserToolSet over HTTP', { t
     expect(Number(saved?.[2])).toBeGreaterThan(1000);
   });
 
+  it('keeps the browser of the tools filter_tools_regex leaves, though the dropped ones are closed', async () => {
+    const { events, requests } = await conversations.run(
+      [
+        toolCalls([{ name: 'browser_navigate', arguments: { url: `${origin}/` } }]),
+        toolCalls([{ name: 'browser_get_content', arguments: {} }]),
+        toolCalls([{ name: 'finish', arguments: { message: 'done' } }]),
+      ],
+      { agent: { ...BROWSER, filter_tools_regex: 'browser_(navigate|get_content)$' }, timeoutMs: RUN_TIMEOUT_MS },
+    );
+    expect(requests[0]!.body.tools!.map((tool) => tool.function.name)).toEqual(['browser_navigate', 'browser_get_content', 'finish', 'think']);
+    expect(observations(events).map((o) => [o.is_error, text(o).split('\n')[0]])).toEqual([
+      [false, `Navigated to ${origin}/. Page: ${origin}/ (Greeter)`],
+      [false, '# Greeter'],
+    ]);
+  });
+
   it('closes the browser when the conversation is deleted', async () => {
     const { id } = await run([{ name: 'browser_navigate', arguments: { url: `${origin}/` } }]);
     expect(ourChromiums().length).toBeGreaterThan(0);

@@ -83,6 +83,8 @@ export function createBrowserTools(options: BrowserToolOptions): AnyTool[] {
         if (open === 0) await session.close();
       },
     });
+    // Each call's S is one of the browser Action schemas, all in the event model's Action union;
+    // TypeScript cannot see that through the generic parameter.
     return made as unknown as AnyTool;
   }
 
