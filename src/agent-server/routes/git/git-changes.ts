@@ -1,10 +1,11 @@
-import { resolve } from 'node:path';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { validationError } from '../../../errors/index.js';
+import type { GitContext } from '../../services/git/context.js';
+import { getGitChanges, GIT_CHANGE_STATUSES } from '../../services/git/get-git-changes.js';
 import { DetailSchema, jsonContent, validationErrorResponse } from '../responses.js';
-import { GitChangeSchema, parseChanges } from './changes.js';
-import { baseRef, git, repositoryRoot } from './git-command.js';
-import { GitQuerySchema, type GitRoutesOptions } from './git-query.js';
+import { GitQuerySchema } from './git-query.js';
+
+const GitChangeStatusSchema = z.enum(GIT_CHANGE_STATUSES).openapi('GitChangeStatus');
+const GitChangeSchema = z.object({ path: z.string(), status: GitChangeStatusSchema }).openapi('GitChange');
 
 const gitChangesRoute = createRoute({
   method: 'get',
@@ -19,18 +20,6 @@ const gitChangesRoute = createRoute({
   },
 });
 
-export function registerGitChanges(app: OpenAPIHono, options: GitRoutesOptions): void {
-  app.openapi(gitChangesRoute, async (c) => {
-    const query = c.req.valid('query');
-    const user = options.agentUser;
-    const root = await repositoryRoot(user, resolve(options.workspaceDir, query.path));
-    if (root === undefined) return c.json([], 200);
-    const ref = await baseRef(user, root, query.ref);
-    const [tracked, untracked] = await Promise.all([
-      git(user, root, ['diff', '--name-status', '-z', '-M', ref, '--']),
-      git(user, root, ['ls-files', '--others', '--exclude-standard', '-z']),
-    ]);
-    if (!tracked.ok) throw validationError('query', ['ref'], `git cannot compare with ${ref}: ${tracked.stderr.trim()}`);
-    return c.json(parseChanges(tracked.stdout, untracked.ok ? untracked.stdout : ''), 200);
-  });
+export function registerGitChanges(app: OpenAPIHono, ctx: GitContext): void {
+  app.openapi(gitChangesRoute, async (c) => c.json(await getGitChanges(ctx, c.req.valid('query')), 200));
 }

@@ -5,13 +5,11 @@
  * has no changes and no diff rather than an error, as there.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { GitContext } from '../../services/git/context.js';
 import { registerGitChanges } from './git-changes.js';
 import { registerGitDiff } from './git-diff.js';
-import type { GitRoutesOptions } from './git-query.js';
 
-export type { GitRoutesOptions } from './git-query.js';
-
-export function registerGitRoutes(app: OpenAPIHono, options: GitRoutesOptions): void {
-  registerGitChanges(app, options);
-  registerGitDiff(app, options);
+export function registerGitRoutes(app: OpenAPIHono, ctx: GitContext): void {
+  registerGitChanges(app, ctx);
+  registerGitDiff(app, ctx);
 }
