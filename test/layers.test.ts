@@ -170,15 +170,24 @@ describe('layers', () => {
   it('keeps the control plane routes off the database, the engine and the reconciler: they call services', () => {
     const packages = imports.filter(({ from, to, isFile }) => roomOf(from) === 'routes' && !isFile && /^(drizzle-orm|dockerode|postgres)\b/.test(to));
     expect(packages).toEqual([]);
-    expect(crossings(imports, ['routes'], ['db', 'runtime', 'reconciler', 'engines', 'warm-pool'])).toEqual([]);
+    expect(crossings(imports, ['routes'], ['db', 'runtime', 'reconciler', 'engines', 'warm-pool', 'components'])).toEqual([]);
   });
 
   it('keeps services off the reconciler, the engines, the proxy and the routes', () => {
-    expect(crossings(imports, ['services'], ['reconciler', 'engines', 'proxy', 'routes', 'warm-pool', 'app.ts', 'server.ts'])).toEqual([]);
+    expect(crossings(imports, ['services'], ['reconciler', 'engines', 'proxy', 'routes', 'warm-pool', 'components', 'app.ts', 'server.ts'])).toEqual([]);
   });
 
   it('keeps the reconciler off services, the proxy, the engines and the routes', () => {
-    expect(crossings(imports, ['reconciler'], ['services', 'proxy', 'engines', 'routes', 'warm-pool', 'app.ts', 'server.ts'])).toEqual([]);
+    expect(crossings(imports, ['reconciler'], ['services', 'proxy', 'engines', 'routes', 'warm-pool', 'components', 'app.ts', 'server.ts'])).toEqual([]);
+  });
+
+  it('keeps the proxy off services, the reconciler and the database: the route resolves its target', () => {
+    expect(crossings(imports, ['proxy'], ['services', 'reconciler', 'db', 'engines', 'routes', 'warm-pool', 'components', 'app.ts', 'server.ts'])).toEqual([]);
+  });
+
+  it('lets nothing but main, server.ts and its components import what builds and starts the control plane', () => {
+    const importers = imports.filter(({ from, to, isFile }) => isFile && ['sandbox-server/app.ts', 'sandbox-server/server.ts', 'sandbox-server/main.ts'].includes(to) && !['sandbox-server/main.ts', 'sandbox-server/server.ts'].includes(from) && roomOf(from) !== 'components');
+    expect(importers).toEqual([]);
   });
 
   it('keeps the runtime off the database and everything above it', () => {
@@ -188,9 +197,9 @@ describe('layers', () => {
     expect(above.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 
-  it("keeps the control plane's floors (db, net, runtime, models, lifecycle-events, agent-client.ts) off the rooms that use them", () => {
+  it("keeps the control plane's floors (db, net, runtime, models, lifecycle-events, agent-client.ts) to each other", () => {
     const floors = ['db', 'net', 'runtime', 'models', 'lifecycle-events', 'agent-client.ts'];
-    const rooms = ['routes', 'services', 'reconciler', 'engines', 'proxy', 'warm-pool', 'replicas', 'installation', 'webhooks', 'metrics', 'image', 'app.ts', 'server.ts', 'config.ts'];
-    expect(crossings(imports, floors, rooms)).toEqual([]);
+    const above = imports.filter(({ from, to, isFile }) => floors.includes(roomOf(from) ?? '') && isFile && topOf(to) === 'sandbox-server' && !floors.includes(roomOf(to)!));
+    expect(above.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 });
