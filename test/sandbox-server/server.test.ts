@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +100,31 @@ describe('startSandboxServer', () => {
         "DOCKER_ENGINES: Engine again is the Docker engine already registered as local (ONE-DOCKERD); two engines on one dockerd would remove each other's containers as orphans",
       );
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('stops what it started when its port is taken: the engines close their runtime once, the database and the data directory are let go', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-server-test-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const runtime = createFakeRuntime();
+      const config = loadConfig({ PORT: String(port), DATA_DIR: dir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test' });
+      await expect(startSandboxServer(config, { runtime, ensureImage: async () => 'present', checkAlive: async () => true })).rejects.toThrow(/EADDRINUSE/);
+      // Stopped by both the reconcilers and the engines components, the engines close their runtime once.
+      expect(runtime.calls.filter((call) => call.verb === 'close')).toHaveLength(1);
+      // The data directory's lock and its database were given up: a second start on it succeeds.
+      const again = await startSandboxServer(loadConfig({ PORT: '0', DATA_DIR: dir, SANDBOX_SERVER_API_KEYS: KEY, SANDBOX_SERVER_INSTANCE: 'server-test' }), {
+        runtime: createFakeRuntime(),
+        ensureImage: async () => 'present',
+        checkAlive: async () => true,
+      });
+      expect(await call(`${again.url}/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+      await again.close();
+    } finally {
+      taken.close();
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -60,6 +60,7 @@ export class EngineRegistry {
   /** Settles (false) when stop() is called. */
   readonly #stopCalled = new Promise<false>((resolve) => this.#stopping.signal.addEventListener('abort', () => resolve(false), { once: true }));
   #unlisten: Array<() => Promise<void>> = [];
+  #stop: Promise<void> | undefined;
 
   constructor(options: EngineRegistryOptions) {
     this.#options = options;
@@ -169,8 +170,16 @@ export class EngineRegistry {
     void handle.lease.start().catch((err: unknown) => this.#options.log.error({ err, engine: handle.row.name }, 'engine lease could not be sought'));
   }
 
-  /** Stops every engine's reconciler, gives the leases up for other replicas, and closes the engines' runtimes. */
-  async stop(): Promise<void> {
+  /**
+   * Stops every engine's reconciler, gives the leases up for other replicas, and closes the engines'
+   * runtimes; called again, it settles with the first call.
+   */
+  stop(): Promise<void> {
+    this.#stop ??= this.#stopAll();
+    return this.#stop;
+  }
+
+  async #stopAll(): Promise<void> {
     this.#stopped = true;
     this.#stopping.abort();
     await this.#syncing.catch(() => undefined);

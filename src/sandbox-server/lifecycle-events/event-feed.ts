@@ -33,9 +33,14 @@ export class EventFeed {
     return this.#closing.signal;
   }
 
-  async close(): Promise<void> {
+  /** Ends the streams reading the feed, and wakes every reader, so that shutdown does not wait for them. */
+  endStreams(): void {
     this.#closing.abort();
     this.#wake();
+  }
+
+  async close(): Promise<void> {
+    this.endStreams();
     await this.#unlisten?.();
   }
 
