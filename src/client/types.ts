@@ -36,10 +36,7 @@ import type { SettingsSchema, UpdateSettingsRequestSchema } from '../sandbox-ser
 /** A query as the server reads it, every parameter optional (the server fills in its defaults). */
 type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
 
-export interface Page<T> {
-  items: T[];
-  next_page_id: string | null;
-}
+export type { Page } from '../contracts/paging.js';
 
 export type Success = z.output<typeof SuccessSchema>;
 
