@@ -26,4 +26,12 @@ describe('contract words are spelled once', () => {
   it('the session-key header, in contracts/agent-server/session-key.ts', async () => {
     expect(await spellings(/x-session-api-key/i)).toEqual(['contracts/agent-server/session-key.ts:6']);
   });
+
+  it('the event sort orders, in contracts/event-sort-order.ts', async () => {
+    expect(await spellings(/\[\s*'TIMESTAMP',\s*'TIMESTAMP_DESC'\s*\]|'TIMESTAMP'\s*\|\s*'TIMESTAMP_DESC'/)).toEqual(['contracts/event-sort-order.ts:5']);
+  });
+
+  it('a page of results, in contracts/paging.ts', async () => {
+    expect(await spellings(/interface Page\b|type Page\s*[<=]/)).toEqual(['contracts/paging.ts:9']);
+  });
 });

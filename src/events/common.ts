@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { EVENT_SORT_ORDERS, type EventSortOrder } from '../contracts/event-sort-order.js';
 import { JsonObjectSchema } from './json.js';
 import { isTimestamp, nowTimestamp } from './timestamp.js';
 
@@ -7,8 +8,8 @@ import { isTimestamp, nowTimestamp } from './timestamp.js';
 export const EventSourceSchema = z.enum(['agent', 'user', 'environment']);
 export type EventSource = z.output<typeof EventSourceSchema>;
 
-export const EventSortOrderSchema = z.enum(['TIMESTAMP', 'TIMESTAMP_DESC']);
-export type EventSortOrder = z.output<typeof EventSortOrderSchema>;
+export const EventSortOrderSchema = z.enum(EVENT_SORT_ORDERS);
+export type { EventSortOrder };
 
 export const SecurityRiskSchema = z.enum(['UNKNOWN', 'LOW', 'MEDIUM', 'HIGH']);
 export type SecurityRisk = z.output<typeof SecurityRiskSchema>;

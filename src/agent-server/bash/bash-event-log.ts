@@ -8,6 +8,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { timestampMillis } from '../../events/index.js';
 import { validationError } from '../../errors/index.js';
+import type { EventSortOrder } from '../../contracts/event-sort-order.js';
 import type { Page } from '../../contracts/paging.js';
 import { logger } from '../../logger.js';
 import { createSerialQueue } from '../agent/tools/serial-queue.js';
@@ -22,7 +23,7 @@ export interface BashEventQuery {
   timestampLt?: number;
   /** Only BashOutputs whose order is above this. */
   orderGt?: number;
-  sortOrder: 'TIMESTAMP' | 'TIMESTAMP_DESC';
+  sortOrder: EventSortOrder;
   pageId?: string;
   limit: number;
 }

@@ -10,6 +10,7 @@
  * - TIMESTAMP order is (timestamp, position): stable under concurrent appends, and exact even when
  *   an import appends events older than those already stored.
  */
+import type { EventSortOrder } from '../../contracts/event-sort-order.js';
 
 /** The envelope every stored event has; the full event model lives in src/events. */
 export interface StoredEvent {
@@ -20,7 +21,7 @@ export interface StoredEvent {
   [field: string]: unknown;
 }
 
-export type EventSortOrder = 'TIMESTAMP' | 'TIMESTAMP_DESC';
+export type { EventSortOrder };
 
 export interface EventFilter {
   kind?: string;

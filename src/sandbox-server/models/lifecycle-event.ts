@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { EVENT_SORT_ORDERS } from '../../contracts/event-sort-order.js';
 import { LimitQuerySchema, pageSchema } from '../../contracts/paging.js';
 import { storableDateTime } from './common.js';
 import { LIFECYCLE_EVENT_TYPES, SUBJECT_KINDS } from '../../contracts/lifecycle-event.js';
@@ -51,7 +52,7 @@ export const SearchEventsQuerySchema = EventFilterQuerySchema.extend({
   timestamp__lt: TimestampQuerySchema.optional(),
   page_id: EventIdSchema.optional(),
   limit: LimitQuerySchema,
-  sort_order: z.enum(['TIMESTAMP', 'TIMESTAMP_DESC']).default('TIMESTAMP'),
+  sort_order: z.enum(EVENT_SORT_ORDERS).default('TIMESTAMP'),
 });
 
 /** `after_event_id`: resume after this id; absent, a stream starts with the next event committed. */

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { BashEventLog } from '../../bash/bash-event-log.js';
 import { isTimestamp, timestampMillis } from '../../../events/index.js';
+import { EVENT_SORT_ORDERS } from '../../../contracts/event-sort-order.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../../contracts/paging.js';
 import { jsonContent, validationErrorResponse } from '../responses.js';
 import { BashEventSchema } from '../../../contracts/agent-server/bash.js';
@@ -16,7 +17,7 @@ const BashEventSearchQuerySchema = z.object({
   timestamp__gte: TimestampQuerySchema.optional(),
   timestamp__lt: TimestampQuerySchema.optional(),
   order__gt: z.coerce.number().int().optional().openapi({ description: 'Only BashOutputs with a higher order' }),
-  sort_order: z.enum(['TIMESTAMP', 'TIMESTAMP_DESC']).default('TIMESTAMP'),
+  sort_order: z.enum(EVENT_SORT_ORDERS).default('TIMESTAMP'),
   page_id: PageIdQuerySchema,
   limit: LimitQuerySchema,
 });
