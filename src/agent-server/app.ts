@@ -48,6 +48,8 @@ export interface AgentServerOptions {
   workspaceDir?: string;
   /** Largest request body accepted, in bytes; DEFAULT_MAX_REQUEST_BODY_BYTES when absent. */
   maxRequestBodyBytes?: number;
+  /** Values every conversation masks besides its own secrets (the spec's secret initial_env). */
+  maskedValues?: readonly string[];
   /** Whose data `dataDir` holds (a sandbox's id): data recorded under another is a copy (conversations/data-owner.ts). */
   dataOwner?: string;
 }
@@ -73,6 +75,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const conversations = await ConversationRegistry.open({
     dataDir: options.dataDir,
     agentUser: options.agentUser,
+    maskedValues: options.maskedValues,
     onLlmCall: (call) =>
       countLlmCall({
         model: call.model,

@@ -30,8 +30,9 @@ function readConfig(): AgentServerConfig {
 
 async function main(): Promise<void> {
   // Before the settings: a spec's initial_env may set them, as it did from the environment.
+  let secretEnvValues: string[];
   try {
-    await loadInitialEnv(process.env);
+    secretEnvValues = await loadInitialEnv(process.env);
   } catch (error) {
     process.stderr.write(`agent-server: cannot read the spec's initial environment: ${(error as Error).message}\n`);
     process.exit(2);
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
       sessionKeys: config.sessionKeys,
       sessionKeyDigests: config.sessionKeyDigests,
       agentUser,
+      maskedValues: secretEnvValues,
       browser: { allowedHosts: config.allowedHosts, corsOrigins: config.corsOrigins },
       maxRequestBodyBytes: config.maxBodyMb * 1024 * 1024,
       dataOwner: config.dataOwner,

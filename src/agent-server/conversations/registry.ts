@@ -64,6 +64,8 @@ export interface ConversationRegistryOptions {
   onLlmCall?: (call: CallRecord) => void;
   /** Who the agents' commands run as; the agent-server's own user when absent. */
   agentUser?: AgentUser;
+  /** Values every conversation masks besides its own secrets (the spec's secret initial_env). */
+  maskedValues?: readonly string[];
 }
 
 export class ConversationRegistry {
@@ -79,10 +81,11 @@ export class ConversationRegistry {
     /** Who the agents' commands run as; the agent-server's own user when absent. */
     readonly agentUser: AgentUser | undefined,
     private readonly onLlmCall: (call: CallRecord) => void,
+    private readonly maskedValues: readonly string[],
   ) {}
 
   static async open(options: ConversationRegistryOptions): Promise<ConversationRegistry> {
-    const registry = new ConversationRegistry(join(options.dataDir, 'conversations'), options.agentUser, options.onLlmCall ?? (() => undefined));
+    const registry = new ConversationRegistry(join(options.dataDir, 'conversations'), options.agentUser, options.onLlmCall ?? (() => undefined), options.maskedValues ?? []);
     await mkdir(registry.root, { recursive: true });
     for (const entry of await readdir(registry.root, { withFileTypes: true })) {
       if (entry.isDirectory() && entry.name.startsWith(TOMBSTONE_PREFIX)) await rm(join(registry.root, entry.name), { recursive: true, force: true });
@@ -266,7 +269,7 @@ export class ConversationRegistry {
       created: Promise.resolve(),
       runningWaiters: new Set(),
       writes: createWriteGuard(),
-      secrets: createSecretVault(metadata.secrets),
+      secrets: createSecretVault(metadata.secrets, this.maskedValues),
       metadataFile: new AtomicJsonFile(join(directory, METADATA_FILE), () => conversation.metadata),
     };
     this.conversations.set(metadata.id, conversation);

@@ -35,7 +35,8 @@ export interface SecretVault {
   mask<T>(value: T): T;
 }
 
-export function createSecretVault(secrets: Record<string, unknown>, fetchSecret: typeof fetch = fetch): SecretVault {
+/** `alsoMasked`: values masked from the start without being the conversation's (the spec's secret initial_env). */
+export function createSecretVault(secrets: Record<string, unknown>, alsoMasked: readonly string[] = [], fetchSecret: typeof fetch = fetch): SecretVault {
   const sources = new Map<string, SecretSource>();
   const current = new Map<string, string>();
   const handedOut = new Set<string>();
@@ -61,6 +62,12 @@ export function createSecretVault(secrets: Record<string, unknown>, fetchSecret:
       logger.warn({ secret: name, reason: (error as Error).message }, 'looking up a secret failed; its last value is kept');
     }
   }
+
+  for (const value of alsoMasked) {
+    handedOut.add(value);
+    hideInLogs(value);
+  }
+  masked = maskableValues(handedOut);
 
   const vault: SecretVault = {
     update(next) {

@@ -14,7 +14,7 @@ function printSpec(ctx: CommandContext, spec: SandboxSpecInfo): void {
       ['default', spec.is_default ? 'yes' : 'no'],
       ['command', spec.command ? spec.command.join(' ') : '(image default)'],
       ['working dir', spec.working_dir],
-      ...Object.entries(spec.initial_env).map(([name, value]) => [`env ${name}`, value] as const),
+      ...Object.entries(spec.initial_env).map(([name, value]) => [`env ${name}`, spec.secret_env.includes(name) ? `${value} (secret)` : value] as const),
       ...spec.exposed_ports.map((port) => [`port ${port.name}`, String(port.container_port)] as const),
       ['cpus', orDash(spec.cpus)],
       ['memory MB', orDash(spec.memory_mb)],
@@ -48,11 +48,13 @@ function createRequest(args: ParsedArgs): CreateSandboxSpecRequest {
     if (!/^\d+$/.test(port)) throw new UsageError(`--port ${name}= needs a port number, not "${port}"`);
     return { name, container_port: Number(port) };
   });
+  const secretEnv = pairsOption(args, 'secret-env', 'NAME=VALUE');
   const request: CreateSandboxSpecRequest = {
     image,
     id: stringOption(args, 'id'),
     command: args.positionals.length > 0 ? args.positionals : undefined,
-    initial_env: Object.fromEntries(pairsOption(args, 'env', 'NAME=VALUE')),
+    initial_env: Object.fromEntries([...pairsOption(args, 'env', 'NAME=VALUE'), ...secretEnv]),
+    secret_env: secretEnv.length > 0 ? secretEnv.map(([name]) => name) : undefined,
     working_dir: stringOption(args, 'working-dir'),
     exposed_ports: ports.length > 0 ? ports : undefined,
     cpus: numberOption(args, 'cpus'),
@@ -110,6 +112,12 @@ export const specCommands: Command[] = [
       image: { type: 'string', value: '<image>', help: 'Container image to run (required)' },
       id: { type: 'string', value: '<id>', help: 'Spec id (default: the image)' },
       env: { type: 'string', multiple: true, value: '<NAME=VALUE>', help: 'Environment variable of the container (repeatable)' },
+      'secret-env': {
+        type: 'string',
+        multiple: true,
+        value: '<NAME=VALUE>',
+        help: 'Environment variable whose value is secret: never shown again, masked in what the agent prints (repeatable)',
+      },
       'working-dir': { type: 'string', value: '<path>', help: 'Absolute working directory (default /workspace)' },
       port: { type: 'string', multiple: true, value: '<NAME=PORT>', help: 'Container port to publish (repeatable; default AGENT_SERVER=8000)' },
       cpus: { type: 'string', value: '<n>', help: 'CPU limit, e.g. 1.5' },

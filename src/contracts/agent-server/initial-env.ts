@@ -9,4 +9,12 @@ import { z } from 'zod';
  */
 export const INITIAL_ENV_FILE = '/etc/sandbox-server/initial-env.json';
 
-export const InitialEnvSchema = z.record(z.string(), z.string());
+/**
+ * The file: the variables, or with secret ones `{env, secret}`, `secret` naming the entries whose
+ * values the agent-server masks in what the agent prints (a spec's `secret_env`).
+ */
+export const InitialEnvSchema = z.union([
+  z.record(z.string(), z.string()).transform((env) => ({ env, secret: [] as string[] })),
+  z.object({ env: z.record(z.string(), z.string()), secret: z.array(z.string()) }),
+]);
+export type InitialEnvFile = z.input<typeof InitialEnvSchema>;

@@ -49,6 +49,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   image: text('image').notNull(),
   command: jsonb('command').$type<string[] | null>(),
   initialEnv: jsonb('initial_env').$type<Record<string, string>>().notNull().default({}),
+  /** Names of initial_env entries that are secret: write-only through the API. */
+  secretEnv: jsonb('secret_env').$type<string[]>().notNull().default([]),
   workingDir: text('working_dir').notNull(),
   exposedPorts: jsonb('exposed_ports').$type<ExposedPort[]>().notNull(),
   cpus: real('cpus'),

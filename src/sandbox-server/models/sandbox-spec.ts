@@ -4,6 +4,9 @@ import { OCI_RUNTIMES, SANDBOX_NETWORKS } from '../../contracts/sandbox.js';
 import { EngineLabelsSchema } from './engine.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
+/** What a secret initial_env entry's value is answered as (pydantic's SecretStr, as for keys). */
+export const MASKED_ENV_VALUE = '**********';
+
 export const ExposedPortSchema = z
   .object({
     name: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be upper case letters, digits and "_", e.g. AGENT_SERVER'),
@@ -16,7 +19,8 @@ export const SandboxSpecInfoSchema = z
   .object({
     id: z.string(),
     command: z.array(z.string()).nullable(),
-    initial_env: z.record(z.string(), z.string()),
+    initial_env: z.record(z.string(), z.string()).openapi({ description: `Each entry named in secret_env shows ${JSON.stringify(MASKED_ENV_VALUE)} instead of its value` }),
+    secret_env: z.array(z.string()).openapi({ description: 'Our extension: the initial_env entries that are secret, whose values are never answered' }),
     working_dir: z.string(),
     created_at: z.string().openapi({ format: 'date-time' }),
     image: z.string(),
@@ -89,6 +93,10 @@ export const CreateSandboxSpecRequestSchema = z
         }
       })
       .default({}),
+    /** Our extension: initial_env entries whose values are write-only, answered as MASKED_ENV_VALUE. */
+    secret_env: z.array(z.string()).max(256).default([]).openapi({
+      description: 'Our extension: names of initial_env entries that are secret. Their values are never answered (shown masked) and are masked in what the agent prints',
+    }),
     working_dir: z.string().startsWith('/', 'must be an absolute path').default('/workspace'),
     exposed_ports: z
       .array(ExposedPortSchema)
@@ -116,5 +124,10 @@ export const CreateSandboxSpecRequestSchema = z
     movable: z.boolean().default(true),
   })
   .strict()
+  .superRefine((spec, ctx) => {
+    spec.secret_env.forEach((name, index) => {
+      if (!(name in spec.initial_env)) ctx.addIssue({ code: 'custom', path: ['secret_env', index], message: 'must name an entry of initial_env' });
+    });
+  })
   .openapi('CreateSandboxSpecRequest');
 export type CreateSandboxSpecRequest = z.infer<typeof CreateSandboxSpecRequestSchema>;

@@ -23,6 +23,7 @@ export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataM
     env,
     // The sandbox's own values win: a spec cannot set its digest or owner, wherever initial_env goes.
     initialEnv: Object.fromEntries(Object.entries(spec.initialEnv).filter(([name]) => !(name in env))),
+    secretEnv: spec.secretEnv.filter((name) => !(name in env)),
     workingDir: spec.workingDir,
     exposedPorts: spec.exposedPorts,
     cpus: spec.cpus,

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type Docker from 'dockerode';
-import { INITIAL_ENV_FILE } from '../../contracts/agent-server/initial-env.js';
+import { INITIAL_ENV_FILE, type InitialEnvFile } from '../../contracts/agent-server/initial-env.js';
 import type { LogRotation } from './container-logs.js';
 import { createOptionsFor } from './docker-container-options.js';
 import { containerNameFor } from './resource-names.js';
@@ -166,7 +166,7 @@ async function createAndStart(options: DockerContainersOptions, request: Contain
     // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
     throw toRuntimeError(error, 'create', [400, 404]);
   }
-  if (initialEnvFile) await putInitialEnv(docker.getContainer(containerId), request.initialEnv);
+  if (initialEnvFile) await putInitialEnv(docker.getContainer(containerId), request.initialEnv, request.secretEnv ?? []);
   await start(docker, containerId);
   const observation = await inspect(options, containerId);
   if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
@@ -188,10 +188,11 @@ async function runsAgentServer(docker: Docker, image: string): Promise<boolean> 
  * Writes the spec's initial_env where only root reads it (INITIAL_ENV_FILE), before the container
  * starts; a container that cannot take it is removed, and the next pass creates it again.
  */
-async function putInitialEnv(container: Docker.Container, initialEnv: Record<string, string>): Promise<void> {
+async function putInitialEnv(container: Docker.Container, initialEnv: Record<string, string>, secretEnv: readonly string[]): Promise<void> {
+  const file: InitialEnvFile = secretEnv.length > 0 ? { env: initialEnv, secret: [...secretEnv] } : initialEnv;
   const archive = tarOf([
     { path: `${dirname(INITIAL_ENV_FILE).slice(1)}/`, mode: 0o700 },
-    { path: INITIAL_ENV_FILE.slice(1), mode: 0o600, content: Buffer.from(JSON.stringify(initialEnv)) },
+    { path: INITIAL_ENV_FILE.slice(1), mode: 0o600, content: Buffer.from(JSON.stringify(file)) },
   ]);
   try {
     await container.putArchive(archive, { path: '/' });

@@ -74,6 +74,8 @@ export interface ContainerRequest {
    * images get it in their environment.
    */
   initialEnv: Record<string, string>;
+  /** The initial_env entries that are secret: the agent-server masks their values in what the agent prints. */
+  secretEnv?: readonly string[];
   workingDir: string;
   exposedPorts: { name: string; container_port: number }[];
   cpus: number | null;

@@ -11,6 +11,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     image: 'img',
     command: null,
     initialEnv: {},
+    secretEnv: [],
     workingDir: '/workspace',
     exposedPorts: [],
     cpus: null,

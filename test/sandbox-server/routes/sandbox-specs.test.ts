@@ -11,6 +11,7 @@ const DEFAULT_SPEC = {
   id: DEFAULT_IMAGE,
   command: null,
   initial_env: {},
+  secret_env: [],
   working_dir: '/workspace',
   created_at: expect.stringMatching(/Z$/),
   image: DEFAULT_IMAGE,
@@ -174,7 +175,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       };
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);
-      expect(body).toEqual({ ...input, created_at: expect.any(String), is_default: false, warm_pool_ready: 0 });
+      expect(body).toEqual({ ...input, secret_env: [], created_at: expect.any(String), is_default: false, warm_pool_ready: 0 });
     });
 
     it('answers 409 for an id in use', async () => {

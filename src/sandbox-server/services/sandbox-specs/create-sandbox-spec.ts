@@ -35,6 +35,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     image: input.image,
     command: input.command,
     initialEnv: input.initial_env,
+    secretEnv: input.secret_env,
     workingDir: input.working_dir,
     exposedPorts: input.exposed_ports,
     cpus: limitOrDefault(input.cpus, defaults.cpus),

@@ -1,14 +1,15 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { type SandboxSpecRow, sandboxes, sandboxSpecs } from '../../db/schema.js';
-import type { SandboxSpecInfo } from '../../models/sandbox-spec.js';
+import { MASKED_ENV_VALUE, type SandboxSpecInfo } from '../../models/sandbox-spec.js';
 
 /** The wire view of a spec row: OpenHands' SandboxSpecInfo fields, then ours. */
 export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): SandboxSpecInfo {
   return {
     id: row.id,
     command: row.command,
-    initial_env: row.initialEnv,
+    initial_env: Object.fromEntries(Object.entries(row.initialEnv).map(([name, value]) => [name, row.secretEnv.includes(name) ? MASKED_ENV_VALUE : value])),
+    secret_env: row.secretEnv,
     working_dir: row.workingDir,
     created_at: row.createdAt.toISOString(),
     image: row.image,

@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_specs" ADD COLUMN "secret_env" jsonb DEFAULT '[]'::jsonb NOT NULL;
