@@ -31,6 +31,10 @@ describe('contract words are spelled once', () => {
     expect(await spellings(/\[\s*'TIMESTAMP',\s*'TIMESTAMP_DESC'\s*\]|'TIMESTAMP'\s*\|\s*'TIMESTAMP_DESC'/)).toEqual(['contracts/event-sort-order.ts:5']);
   });
 
+  it('the comparison of key digests, in contracts/digest-match.ts', async () => {
+    expect(await spellings(/timingSafeEqual\(/)).toEqual(['contracts/digest-match.ts:10']);
+  });
+
   it('a page of results, in contracts/paging.ts', async () => {
     expect(await spellings(/interface Page\b|type Page\s*[<=]/)).toEqual(['contracts/paging.ts:9']);
   });

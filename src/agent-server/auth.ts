@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { SESSION_KEY_HEADER } from '../contracts/agent-server/session-key.js';
+import { digestMatchesAny } from '../contracts/digest-match.js';
 import { sessionKeyDigestBytes } from '../contracts/agent-server/session-key-digest.js';
 import { UnauthorizedError } from '../errors/index.js';
 
@@ -40,12 +40,7 @@ export function sessionKeyDigestsOf(keys: readonly string[], hexDigests: readonl
 export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string | undefined | null): boolean {
   if (accepted.length === 0) return true;
   if (typeof candidate !== 'string') return false;
-  const digest = sessionKeyDigestBytes(candidate);
-  let valid = false;
-  for (const key of accepted) {
-    if (timingSafeEqual(key, digest)) valid = true;
-  }
-  return valid;
+  return digestMatchesAny(accepted, sessionKeyDigestBytes(candidate));
 }
 
 /**

@@ -1,5 +1,6 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { digestMatches } from '../contracts/digest-match.js';
 import { ForbiddenError, UnauthorizedError } from '../errors/index.js';
 import type { AdmissionStep } from '../http/admission.js';
 
@@ -43,23 +44,24 @@ export type ApiKeyVerdict = 'accepted' | 'missing' | 'invalid';
 
 /**
  * Judges `Authorization: Bearer <key>` against the configured keys; with none, every caller is
- * KEYLESS_CALLER. Keys are compared as SHA-256 digests with timingSafeEqual, and every key is
- * compared, so neither the time taken nor an early exit tells a caller how much of a guess was
- * right, how long the keys are, or which list a key is in. A key in both lists is an admin key.
+ * KEYLESS_CALLER. Keys are compared as SHA-256 digests by digestMatches, which compares every key,
+ * so neither the time taken nor an early exit tells a caller how much of a guess was right, how
+ * long the keys are, or which list a key is in. A key in both lists is an admin key.
  */
 export function apiKeyIdentifier(keys: ApiKeys): (authorization: string | undefined) => Caller | 'missing' | 'invalid' {
   const known = [
     ...keys.user.map((key, index) => ({ digest: digest(key), caller: { role: 'user' as const, keyId: `user#${index + 1}` } })),
     ...keys.admin.map((key, index) => ({ digest: digest(key), caller: { role: 'admin' as const, keyId: `admin#${index + 1}` } })),
   ];
+  const digests = known.map((key) => key.digest);
   return function identify(authorization) {
     if (known.length === 0) return KEYLESS_CALLER;
     const presented = bearerToken(authorization);
     if (presented === undefined) return 'missing';
-    const candidate = digest(presented);
+    const matches = digestMatches(digests, digest(presented));
     let found: Caller | undefined;
-    for (const key of known) {
-      if (timingSafeEqual(key.digest, candidate) && found?.role !== 'admin') found = key.caller;
+    for (const [index, key] of known.entries()) {
+      if (matches[index] && found?.role !== 'admin') found = key.caller;
     }
     return found ?? 'invalid';
   };
