@@ -35,6 +35,10 @@ describe('contract words are spelled once', () => {
     expect(await spellings(/timingSafeEqual\(/)).toEqual(['contracts/digest-match.ts:10']);
   });
 
+  it('the OCI runtimes, in contracts/sandbox.ts', async () => {
+    expect(await spellings(/'runc',\s*'runsc'|'runsc',\s*'runc'|'runc'\s*\|\s*'runsc'/)).toEqual(['contracts/sandbox.ts:19']);
+  });
+
   it('a page of results, in contracts/paging.ts', async () => {
     expect(await spellings(/interface Page\b|type Page\s*[<=]/)).toEqual(['contracts/paging.ts:9']);
   });
