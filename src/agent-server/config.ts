@@ -25,6 +25,10 @@ Options (each overrides its environment variable):
                         this user, and give it the files the agent-server writes for it; run as root
                         to use it. Env AGENT_USER.
                         Default: this process's user.
+  --create-agent-user   Create the agent user (and its home) when /etc/passwd lacks it, give it the
+                        working directory when that is root's and empty, and make the data directory
+                        private: what the control plane asks when it brings the agent-server into an
+                        image that was not built for it. Needs --agent-user and root.
   --data-owner <id>     Whose data the data directory holds (the control plane passes the sandbox's
                         id), recorded there. Data recorded under another owner is a copy (a fork):
                         its running conversations start paused instead of carrying on.
@@ -70,9 +74,14 @@ const ConfigSchema = z
     sessionKeys: z.array(z.string()),
     sessionKeyDigests: z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each entry must be a SHA-256 digest as 64 hex digits')),
     agentUser: z.string().min(1, 'must not be empty').optional(),
+    createAgentUser: z.boolean(),
     dataOwner: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').regex(/^[^\s/]+$/, 'must not contain spaces or slashes').optional(),
     allowedHosts: z.array(z.string()),
     corsOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'every entry must be an origin such as https://ui.example.com')),
+  })
+  .refine((config) => !config.createAgentUser || config.agentUser !== undefined, {
+    path: ['createAgentUser'],
+    message: 'needs --agent-user (the user to create)',
   })
   .refine((config) => config.sessionKeys.length > 0 || config.sessionKeyDigests.length > 0 || LOOPBACK_HOSTS.has(config.host), {
     path: ['host'],
@@ -108,6 +117,7 @@ const SETTING_NAMES: Record<string, string> = {
   logLevel: 'LOG_LEVEL',
   sessionKeyDigests: SESSION_KEY_DIGEST_ENV,
   agentUser: '--agent-user / AGENT_USER',
+  createAgentUser: '--create-agent-user',
   dataOwner: `--data-owner / ${DATA_OWNER_ENV}`,
   corsOrigins: 'CORS_ORIGINS',
 };
@@ -125,6 +135,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         'data-dir': { type: 'string' },
         'max-body-mb': { type: 'string' },
         'agent-user': { type: 'string' },
+        'create-agent-user': { type: 'boolean' },
         'data-owner': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -144,6 +155,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     sessionKeys: sessionKeysFromEnv(env),
     sessionKeyDigests: commaSeparated(env[SESSION_KEY_DIGEST_ENV]),
     agentUser: flags['agent-user'] ?? env['AGENT_USER'],
+    createAgentUser: flags['create-agent-user'] ?? false,
     dataOwner: flags['data-owner'] ?? env[DATA_OWNER_ENV],
     allowedHosts: commaSeparated(env['ALLOWED_HOSTS']),
     corsOrigins: commaSeparated(env['CORS_ORIGINS']),

@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import { ConfigError } from '../errors/config-error.js';
 import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
-import { lookupAgentUser } from './agent-user.js';
+import { type AgentUser, lookupAgentUser } from './agent-user.js';
+import { ensureAgentUser, ensurePrivateDataDir, ensureWorkspace } from './create-agent-user.js';
 import { HELP, parseConfig, type AgentServerConfig } from './config.js';
 import { loadInitialEnv } from './initial-env.js';
 
@@ -46,11 +47,16 @@ async function main(): Promise<void> {
   ]);
 
   let agentServer;
-  let agentUser;
+  let agentUser: AgentUser | undefined;
   try {
+    if (config.createAgentUser && config.agentUser) {
+      if (await ensureAgentUser(config.agentUser)) logger.info({ agentUser: config.agentUser }, 'agent user created');
+      await ensurePrivateDataDir(config.dataDir);
+    }
     agentUser = config.agentUser ? await lookupAgentUser(config.agentUser) : undefined;
+    if (config.createAgentUser && agentUser) await ensureWorkspace(process.cwd(), agentUser);
   } catch (error) {
-    logger.fatal({ err: error, agentUser: config.agentUser }, 'agent-server cannot find its agent user');
+    logger.fatal({ err: error, agentUser: config.agentUser }, 'agent-server cannot find or create its agent user');
     process.exit(1);
   }
   try {

@@ -77,6 +77,8 @@ export interface SandboxServerAppOptions {
   runtimeProbes?: ServiceContext['runtimeProbes'];
   /** Where request lines go; the process logger when absent. */
   logger?: Logger;
+  /** Why a new spec's image could not run a sandbox; absent, images go unchecked. */
+  whyImageUnfit?: ServiceContext['whyImageUnfit'];
 }
 
 /** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
@@ -138,6 +140,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     countWarmPoolClaim: options.countWarmPoolClaim,
     engineIdentity: options.engineIdentity,
     runtimeProbes: options.runtimeProbes,
+    whyImageUnfit: options.whyImageUnfit,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { available: null },

@@ -151,7 +151,18 @@ describe('parseConfig', () => {
   it('uses the defaults, then the environment, then the flags', () => {
     expect(parseConfig([], {})).toEqual({
       help: false,
-      config: { host: '127.0.0.1', port: 8000, dataDir: './data', maxBodyMb: 64, logLevel: 'info', sessionKeys: [], sessionKeyDigests: [], allowedHosts: [], corsOrigins: [] },
+      config: {
+        host: '127.0.0.1',
+        port: 8000,
+        dataDir: './data',
+        maxBodyMb: 64,
+        logLevel: 'info',
+        sessionKeys: [],
+        sessionKeyDigests: [],
+        allowedHosts: [],
+        corsOrigins: [],
+        createAgentUser: false,
+      },
     });
     const env = { HOST: '::1', PORT: '9000', DATA_DIR: '/env', LOG_LEVEL: 'debug', MAX_REQUEST_BODY_MB: '8' };
     expect(parseConfig([], env)).toMatchObject({ config: { host: '::1', port: 9000, dataDir: '/env', maxBodyMb: 8, logLevel: 'debug' } });
@@ -190,6 +201,8 @@ describe('parseConfig', () => {
       'invalid SESSION_API_KEY_SHA256: each entry must be a SHA-256 digest as 64 hex digits',
     );
     expect(message([], { SESSION_API_KEY_SHA256: 'g'.repeat(64) })).toMatch(/^invalid SESSION_API_KEY_SHA256: /);
+    expect(message(['--create-agent-user'])).toBe('invalid --create-agent-user: needs --agent-user (the user to create)');
+    expect(parseConfig(['--create-agent-user', '--agent-user', 'openhands'], {})).toMatchObject({ config: { createAgentUser: true, agentUser: 'openhands' } });
   });
 
   it("takes the data directory's owner from AGENT_SERVER_DATA_OWNER or --data-owner, and refuses one that is no plain name", () => {

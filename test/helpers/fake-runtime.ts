@@ -80,6 +80,8 @@ export interface FakeRuntimeControls {
   rebuildImage(image: string): void;
   /** The self-test of OCI runtime `runtime` fails from now on, saying `detail` (a broken gVisor). */
   failProbe(runtime: string, detail: string): void;
+  /** The engine has `image` and a sandbox cannot run in it, `reason` says why (checkImage, create); or, with `reason` null, lacks it. */
+  setImage(image: string, reason: string | null | 'absent'): void;
 }
 
 export type FakeRuntime = SandboxRuntime & FakeRuntimeControls;
@@ -105,6 +107,8 @@ export function createFakeRuntime(): FakeRuntime {
   /** The ports each container exposes, published again (on new host ports) at every start. */
   const exposedPorts = new Map<string, ContainerRequest['exposedPorts']>();
   const imageIds = new Map<string, string>();
+  /** Images set unfit (a reason) or absent; every other image is present and fit. */
+  const imageChecks = new Map<string, string | null | 'absent'>();
   /** OCI runtime -> why its self-test fails. */
   const failingProbes = new Map<string, string>();
   let refusingNewConnections = false;
@@ -184,11 +188,23 @@ export function createFakeRuntime(): FakeRuntime {
       return imageIds.get(image) ?? `sha256:fake-${image}`;
     },
 
+    async checkImage(image) {
+      const set = imageChecks.get(image);
+      return set === 'absent' ? { present: false } : { present: true, unfit: set ?? null };
+    },
+
+    setImage(image, reason) {
+      imageChecks.set(image, reason);
+    },
+
     async create(request) {
       await enter('create', request.sandboxId);
       if (held && !heldAfterCreated) await held;
       const same = [...containers.values()].find((c) => c.sandboxId === request.sandboxId);
       if (same) return { ...same };
+      const unfit = imageChecks.get(request.image);
+      if (unfit === 'absent') throw new RuntimeError(`docker create failed: No such image: ${request.image}`, true);
+      if (typeof unfit === 'string') throw new RuntimeError(unfit, true);
       volumes.set(request.dataVolume.name, request.sandboxId);
       networks.set(request.network.name, request.sandboxId);
       const container = add(request.sandboxId, 'created', request.exposedPorts);

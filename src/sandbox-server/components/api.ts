@@ -64,6 +64,7 @@ export function createApi(options: ApiOptions): SandboxServerApp {
     metrics: options.metrics,
     countWarmPoolClaim: (specId, hit) => options.sandboxMetrics.countWarmPoolClaim(specId, hit),
     engineIdentity: options.engineIdentity,
+    whyImageUnfit: (image) => engines.whyImageUnfit(image),
     events: options.events,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },

@@ -293,6 +293,19 @@ export class EngineRegistry {
     return null;
   }
 
+  /**
+   * Why a sandbox of `image` could not run, as the first engine that has the image finds; null when
+   * it could, or when no engine has it (a start pulls it, or fails saying why). An engine that
+   * cannot be asked is passed over: the start finds out.
+   */
+  async whyImageUnfit(image: string): Promise<string | null> {
+    for (const handle of this.handles()) {
+      const check = await handle.runtime.checkImage(image).catch(() => undefined);
+      if (check?.present) return check.unfit;
+    }
+    return null;
+  }
+
   async #engineOf(sandboxId: string): Promise<string | undefined> {
     const [row] = await this.#options.db.select({ engine: sandboxes.engine }).from(sandboxes).where(eq(sandboxes.id, sandboxId));
     return row?.engine;

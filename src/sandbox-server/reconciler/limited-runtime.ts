@@ -17,6 +17,7 @@ export function limitedRuntime(runtime: SandboxRuntime): SandboxRuntime {
     runtimes: () => runtime.runtimes(),
     probeRuntime: (oci, image) => runtime.probeRuntime(oci, image),
     imageId: (image) => runtime.imageId(image),
+    checkImage: (image) => runtime.checkImage(image),
     create: (request) => limitCreate(() => runtime.create(request)),
     start: (containerId) => limit(() => runtime.start(containerId)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),

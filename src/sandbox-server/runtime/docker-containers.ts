@@ -13,13 +13,14 @@ import { demultiplexLogs } from './docker-logs.js';
 import {
   type ContainerObservation,
   type ContainerRequest,
-  LABEL_AGENT_SERVER_VERSION,
   LABEL_INSTANCE,
   LABEL_SANDBOX_ID,
   RuntimeError,
   type SandboxRuntime,
 } from './runtime.js';
 import { tarOf } from './tar.js';
+import { type AgentBundles, bringAgentServer } from './agent-bundle.js';
+import { launchOf, refuseUnfit } from './docker-launch.js';
 
 export interface DockerContainersOptions {
   docker: Docker;
@@ -33,6 +34,8 @@ export interface DockerContainersOptions {
   sandboxContainers: string[];
   networks: DockerNetworks;
   events: DockerEvents;
+  /** The agent-server bundle, brought into sandboxes of images not built for it. */
+  bundles: AgentBundles;
 }
 
 export type DockerContainers = Pick<SandboxRuntime, 'create' | 'start' | 'pause' | 'stop' | 'unpause' | 'remove' | 'list' | 'inspect' | 'logs'>;
@@ -150,15 +153,15 @@ async function start(docker: Docker, containerId: string): Promise<void> {
 /** Creates the container on a spare network (or one made for it) and starts it. */
 async function createAndStart(options: DockerContainersOptions, request: ContainerRequest): Promise<ContainerObservation> {
   const { docker, networks, owner, publishHost, logRotation } = options;
+  const launch = await launchOf(docker, options.bundles, request);
   const spare = networks.spares.take(request.sandboxId, request.network.access);
   const network = spare ?? (await networks.ensureNetwork(request));
   let containerId: string;
-  const initialEnvFile = Object.keys(request.initialEnv).length > 0 && (await runsAgentServer(docker, request.image));
+  const initialEnvFile = Object.keys(request.initialEnv).length > 0 && launch.kind !== 'own-command';
   const env = initialEnvFile ? request.env : { ...request.initialEnv, ...request.env };
   try {
-    const container = await docker.createContainer(
-      createOptionsFor({ ...request, env }, owner, network, publishHost, spare === undefined ? {} : networks.spares.containerLabels(spare), logRotation),
-    );
+    const created = createOptionsFor({ ...request, env }, owner, network, publishHost, spare === undefined ? {} : networks.spares.containerLabels(spare), logRotation);
+    const container = await docker.createContainer(launch.kind === 'brought' ? bringAgentServer(created, launch.bundle, request.dataVolume.mountPath) : created);
     containerId = container.id;
   } catch (error) {
     if (statusCodeOf(error) === 409) return adoptByName(options, request);
@@ -166,22 +169,12 @@ async function createAndStart(options: DockerContainersOptions, request: Contain
     // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
     throw toRuntimeError(error, 'create', [400, 404]);
   }
+  if (launch.kind === 'brought') await refuseUnfit(docker.getContainer(containerId), request.image, launch.env);
   if (initialEnvFile) await putInitialEnv(docker.getContainer(containerId), request.initialEnv, request.secretEnv ?? []);
   await start(docker, containerId);
   const observation = await inspect(options, containerId);
   if (!observation) throw new RuntimeError(`container ${containerId} disappeared right after it started`, false);
   return observation;
-}
-
-/** Whether the image runs our agent-server (it carries the label of the image we build). */
-async function runsAgentServer(docker: Docker, image: string): Promise<boolean> {
-  try {
-    return (await docker.getImage(image).inspect()).Config?.Labels?.[LABEL_AGENT_SERVER_VERSION] !== undefined;
-  } catch (error) {
-    // A missing image fails the create that follows, saying so.
-    if (statusCodeOf(error) === 404) return false;
-    throw toRuntimeError(error, 'image inspect');
-  }
 }
 
 /**

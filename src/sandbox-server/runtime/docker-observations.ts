@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { CONTAINER_STATES, type ContainerState } from '../../contracts/container.js';
 import { type ContainerObservation, LABEL_AGENT_SERVER_VERSION, LABEL_INSTALLATION, LABEL_PORT_PREFIX, LABEL_SANDBOX_ID } from './runtime.js';
+import { LABEL_AGENT_BUNDLE } from './agent-bundle.js';
 
 /** What an inspect says of a container; its ports are those published on `publishHost`. */
 export function observationFromInspect(info: Docker.ContainerInspectInfo, publishHost: string): ContainerObservation {
@@ -19,7 +20,7 @@ export function observationFromInspect(info: Docker.ContainerInspectInfo, publis
     exitCode: state === 'exited' || state === 'dead' ? info.State.ExitCode : null,
     oomKilled: info.State.OOMKilled === true,
     hostPorts,
-    agentServerVersion: labels[LABEL_AGENT_SERVER_VERSION] ?? null,
+    agentServerVersion: labels[LABEL_AGENT_SERVER_VERSION] ?? labels[LABEL_AGENT_BUNDLE] ?? null,
     finishedAt: state === 'exited' || state === 'dead' ? Date.parse(info.State.FinishedAt) || null : null,
   };
 }
@@ -43,7 +44,7 @@ export function observationFromListing(info: Docker.ContainerInfo, publishHost: 
     // Not in the listing; list() inspects the few stopped containers to fill it in.
     oomKilled: false,
     hostPorts,
-    agentServerVersion: info.Labels[LABEL_AGENT_SERVER_VERSION] ?? null,
+    agentServerVersion: info.Labels[LABEL_AGENT_SERVER_VERSION] ?? info.Labels[LABEL_AGENT_BUNDLE] ?? null,
     finishedAt: null,
   };
 }

@@ -12,6 +12,8 @@ import { dockerDiskUsage } from './docker-disk-usage.js';
 import { takesNewConnections } from './docker-new-connection.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, ownerLabels, type SandboxRuntime } from './runtime.js';
 import { imageIdOn } from './image-id.js';
+import { agentBundles } from './agent-bundle.js';
+import { imageChecker } from './image-fitness.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
@@ -29,6 +31,8 @@ export interface DockerRuntimeOptions {
   readRoutes?: () => Promise<string>;
   /** The trusted image whose `cp` copies data volumes for snapshots (the agent-server image). */
   copyImage?: string;
+  /** The agent-server image, whose bundle is brought into sandboxes of other images (agent-bundle.ts). */
+  agentServerImage?: string;
   /**
    * The host address sandbox ports are published on (the engine's advertise host); 127.0.0.1 by
    * default. Engines sharing one machine each publish on their own loopback address.
@@ -74,7 +78,9 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     sandboxContainers,
     networks,
     events,
+    bundles: agentBundles(docker, options.agentServerImage),
   });
+  const images = imageChecker(docker, owner);
 
   return {
     ...createDockerSnapshots({ docker, instanceId, owner, copyImage: options.copyImage }),
@@ -95,6 +101,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
         throw toRuntimeError(error, 'info');
       }
     },
+
+    checkImage: (image) => images.check(image),
 
     async imageId(image) {
       try {

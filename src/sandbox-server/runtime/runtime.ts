@@ -56,7 +56,10 @@ export interface ContainerObservation extends Owned {
   oomKilled: boolean;
   /** container port name -> host port on the engine's advertise host */
   hostPorts: Record<string, number>;
-  /** The LABEL_AGENT_SERVER_VERSION of its image; null for images we did not build. */
+  /**
+   * The agent-server version it runs: its image's LABEL_AGENT_SERVER_VERSION, or the bundle's
+   * brought into it (LABEL_AGENT_BUNDLE); null for a container that runs a command of its own.
+   */
   agentServerVersion: string | null;
   /** When it last stopped (ms since the epoch), from inspect; null while it runs or from a listing. */
   finishedAt: number | null;
@@ -168,6 +171,12 @@ export interface RuntimeProbe {
   probedAt: Date;
 }
 
+/**
+ * Whether an engine has an image, and if so why a sandbox of it could not run the agent-server
+ * (null: it can, as our own image or with the agent-server brought into it).
+ */
+export type ImageCheck = { present: false } | { present: true; unfit: string | null };
+
 /** The action of the event `watch` reports, with no sandbox, when it lost the engine. */
 export const ENGINE_DISCONNECTED = 'engine-disconnected';
 
@@ -215,6 +224,8 @@ export interface SandboxRuntime {
   probeRuntime(runtime: string, image: string): Promise<RuntimeProbe>;
   /** The id of the image `image` names on the engine now (it changes when the tag is rebuilt); null when absent. */
   imageId(image: string): Promise<string | null>;
+  /** Whether the engine has `image`, and whether a sandbox could run in it (see ImageCheck). */
+  checkImage(image: string): Promise<ImageCheck>;
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
   /** Starts a created or stopped container. */

@@ -28,6 +28,11 @@ export interface ServiceContext {
   snapshots: SnapshotEngine;
   /** Counts each start of a spec that has a warm pool: served from it (hit) or cold (miss). */
   countWarmPoolClaim?(specId: string, hit: boolean): void;
+  /**
+   * Why a sandbox of `image` could not run (an engine has it, and it lacks what the agent-server
+   * needs); null when it could or no engine has it yet. Absent, images go unchecked.
+   */
+  whyImageUnfit?(image: string): Promise<string | null>;
   /** Who the dockerd at a URL says it is (engines/docker-identity.ts); absent, registrations go unchecked. */
   engineIdentity?: EngineIdentity;
   /**

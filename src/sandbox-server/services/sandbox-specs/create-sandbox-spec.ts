@@ -30,6 +30,9 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
   if (input.network === 'none' && firewallProblem) {
     throw validationError('body', ['network'], `network "none" needs host firewall rules the control plane could not install (${firewallProblem})`);
   }
+  // A spec's own command runs whatever it likes; otherwise the agent-server is brought into the image.
+  const unfit = input.command === null ? await ctx.whyImageUnfit?.(input.image) : null;
+  if (unfit) throw validationError('body', ['image'], unfit);
   const values = {
     id: input.id ?? input.image,
     image: input.image,
