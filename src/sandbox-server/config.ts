@@ -271,6 +271,22 @@ export const CONFIG_VARIABLES = {
     default: '',
     help: 'Comma-separated webhook URL hosts (names or addresses, as written in the URL) that may be loopback, private, link-local or this machine; only admin keys may point webhooks at them. Others must resolve to public addresses only.',
   }),
+  REGISTRY_AUTH: variable({
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON such as {"registry.example.com": {"username": "...", "password": "..."}}' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.record(z.string().regex(/^[a-zA-Z0-9.-]+(:\d+)?$/, 'every key must be a registry host[:port]'), z.object({ username: z.string().min(1), password: z.string().min(1) }).strict())),
+    default: '{}',
+    secret: true,
+    help: 'Credentials for pulling sandbox images, per registry host: JSON {"host[:port]": {"username": "...", "password": "..."}} (docker.io for Docker Hub). Images an engine lacks are pulled when a sandbox needs them; hosts not listed are pulled without credentials.',
+  }),
   MAX_EVENT_STREAMS_PER_KEY: variable({
     schema: integer(1, 100_000),
     default: '100',

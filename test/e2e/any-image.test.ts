@@ -21,7 +21,8 @@ const BUSYBOX_IMAGE = 'sandbox-busybox:local';
 /** PYTHON_IMAGE with an environment and a tool of its own on its PATH: built by this test, removed after. */
 const TOOL_IMAGE = `sandbox-server-test/python-tool:${createHash('sha256').update(import.meta.dirname).digest('hex').slice(0, 8)}`;
 /** A tag of BUSYBOX_IMAGE this test makes after creating a spec of it (removed after: the tag only). */
-const LATER_IMAGE = `sandbox-server-test/busybox-later:${createHash('sha256').update(import.meta.dirname).digest('hex').slice(0, 8)}`;
+const LATER_TAG = { repo: 'sandbox-server-test/busybox-later', tag: createHash('sha256').update(import.meta.dirname).digest('hex').slice(0, 8) };
+const LATER_IMAGE = `${LATER_TAG.repo}:${LATER_TAG.tag}`;
 const TOOL_DOCKERFILE = `FROM ${PYTHON_IMAGE}
 ENV PATH=/opt/tool/bin:$PATH PROJECT_MODE=from-the-image
 COPY mytool /opt/tool/bin/mytool
@@ -117,7 +118,7 @@ describe.runIf(docker)('any image, end to end', () => {
   it('turns a sandbox ERROR with the reason when its image, absent when the spec was made, has no bash', async () => {
     const spec = await cp.request('POST', '/api/v1/sandbox-specs', { id: 'busybox-later', image: LATER_IMAGE }, SandboxSpecInfoSchema);
     expect(spec.status).toBe(201);
-    await engine.getImage(BUSYBOX_IMAGE).tag({ repo: LATER_IMAGE.split(':')[0], tag: LATER_IMAGE.split(':')[1] });
+    await engine.getImage(BUSYBOX_IMAGE).tag(LATER_TAG);
     const started = await cp.request('POST', '/api/v1/sandboxes', { sandbox_spec_id: 'busybox-later' }, SandboxInfoSchema);
     const failed = await cp.sandboxUntil(started.body.id, 'ERROR');
     expect(failed.status_detail).toMatch(/sandbox-server-test\/busybox-later:\w+ cannot run the agent: it has no bash/);

@@ -193,6 +193,10 @@ export function createFakeRuntime(): FakeRuntime {
       return set === 'absent' ? { present: false } : { present: true, unfit: set ?? null };
     },
 
+    async ensureImage(image) {
+      if (imageChecks.get(image) === 'absent') throw new RuntimeError(`pulling image ${image} failed: not found`, true);
+    },
+
     setImage(image, reason) {
       imageChecks.set(image, reason);
     },

@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       AGENT_SERVER_IMAGE: 'sandbox-server/agent-server:local',
       SANDBOX_SERVER_INSTANCE: 'default',
       RECONCILE_INTERVAL_MS: 5000,
+      REGISTRY_AUTH: {},
       DRAIN_IDLE_SECONDS: 60,
       ORPHAN_GRACE_SECONDS: 60,
       LLM_MODEL: undefined,
@@ -120,7 +121,9 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ SANDBOX_SERVER_API_KEYS: 'long-enough-key-0123456789,hunter2' })).toThrow(
       new ConfigError('invalid SANDBOX_SERVER_API_KEYS: every key must be at least 16 characters long (entry 1)'),
-    );
+    );    expect(() => loadConfig({ REGISTRY_AUTH: '{"registry.example.com": {"username": "ci", "password": "hunter2", "extra": 1}}' })).toThrow(/^invalid REGISTRY_AUTH: (?!.*hunter2)/);
+    expect(() => loadConfig({ REGISTRY_AUTH: '{hunter2' })).toThrow(/^invalid REGISTRY_AUTH: must be JSON such as/);
+    expect(loadConfig({ REGISTRY_AUTH: '{"127.0.0.1:5000": {"username": "ci", "password": "hunter2"}}' }).REGISTRY_AUTH).toEqual({ '127.0.0.1:5000': { username: 'ci', password: 'hunter2' } });
   });
 
   it('refuses a non-loopback HOST without API keys', () => {

@@ -52,7 +52,7 @@ export async function waitUntilRunning(ctx: CommandContext, sandbox: SandboxInfo
     initial: sandbox,
     read: () => requireSandbox(ctx.client, sandbox.id),
     state: (current) => (current.status === 'RUNNING' ? 'done' : current.status === 'ERROR' || current.status === 'MISSING' ? 'failed' : 'pending'),
-    describe: (current) => `sandbox ${current.id}: ${current.status}`,
+    describe: (current) => `sandbox ${current.id}: ${current.status}${current.status_detail ? ` (${current.status_detail})` : ''}`,
     failure: (current) =>
       `sandbox ${current.id} is ${current.status}: ${current.status_detail ?? 'no detail was recorded'}; ` +
       `its history: "sandboxctl events --sandbox ${current.id}"; remove it with "sandboxctl sandboxes rm ${current.id}"`,

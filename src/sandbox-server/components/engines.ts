@@ -84,6 +84,7 @@ function registryOf({ config, dependencies, database, installationId, replica, m
         spareNetworks: config.SANDBOX_SPARE_NETWORKS,
         copyImage: config.AGENT_SERVER_IMAGE,
         agentServerImage: config.AGENT_SERVER_IMAGE,
+        registryAuth: config.REGISTRY_AUTH,
         docker: dockerFor(row, config.DOCKER_TLS_CERT_DIR),
         publishHost: row.advertiseHost,
         logRotation: { maxMb: config.SANDBOX_LOG_MAX_MB, maxFiles: config.SANDBOX_LOG_MAX_FILES },

@@ -83,8 +83,21 @@ export const CreateSandboxSpecRequestSchema = z
       .max(255)
       .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
       .optional(),
-    image: z.string().min(1).max(255).regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters'),
-    command: z.array(z.string()).min(1).nullable().default(null),
+    image: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
+      .openapi({
+        description:
+          "Any Linux image with bash: the control plane brings the agent-server in (read-only, at /opt/sandbox-server) unless it is built from ours or `command` is given. An image an engine has and that lacks bash is refused (422); one no engine has yet is checked at its first start, whose sandbox turns ERROR saying why.",
+      }),
+    command: z
+      .array(z.string())
+      .min(1)
+      .nullable()
+      .default(null)
+      .openapi({ description: "Run this instead of the agent-server (which the image must then serve on its port itself); null: the image's agent-server, or ours brought in" }),
     initial_env: z
       .record(z.string(), z.string())
       .superRefine((env, ctx) => {

@@ -19,8 +19,10 @@ export const SandboxInfoSchema = z
     created_by_user_id: z.string().nullable(),
     sandbox_spec_id: z.string(),
     status: SandboxStatusSchema,
-    /** Our extension: why the sandbox is ERROR or MISSING (e.g. the container's exit code), else null. */
-    status_detail: z.string().nullable(),
+    status_detail: z.string().nullable().openapi({
+      description:
+        'Our extension. ERROR or MISSING: why. STARTING: what it waits for (an image pull and its progress, the container, the agent-server to answer). Otherwise null',
+    }),
     /** Only while RUNNING: the key the sandbox's agent-server expects in its session-key header. */
     session_api_key: z.string().nullable(),
     exposed_urls: z.array(ExposedUrlSchema).nullable(),

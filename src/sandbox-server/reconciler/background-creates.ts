@@ -6,7 +6,8 @@ const CREATE_MEMORY_MS = 60_000;
 
 /**
  * Creates run in the background (they are the slow step), remembered in CreatesInFlight until a
- * listing shows them; `settled` is told of each one's end, so that its sandbox gets a pass.
+ * listing shows them; `changed` is told of each one's end and of each progress it reports (an image
+ * pull's), so that its sandbox gets a pass.
  */
 export class BackgroundCreates {
   private readonly creates = new CreatesInFlight(CREATE_MEMORY_MS);
@@ -14,13 +15,19 @@ export class BackgroundCreates {
 
   constructor(
     private readonly runtime: SandboxRuntime,
-    private readonly settled: (sandboxId: string) => void,
+    private readonly changed: (sandboxId: string) => void,
   ) {}
 
   start(request: ContainerRequest): void {
     const { sandboxId } = request;
     this.creates.begin(sandboxId, Date.now());
-    const settled = this.runtime.create(request).then(
+    // The image first (pulled when the engine lacks it, outside the create slots: a pull may be long),
+    // its progress shown as the sandbox's status_detail.
+    const onProgress = (line: string) => {
+      this.creates.progress(sandboxId, line);
+      this.changed(sandboxId);
+    };
+    const settled = this.runtime.ensureImage(request.image, onProgress).then(() => this.runtime.create(request)).then(
       (container) => this.creates.settle(sandboxId, Date.now(), { containerId: container.containerId }),
       (error: unknown) => {
         const runtimeError = error instanceof RuntimeError ? error : new RuntimeError(String(error), false);
@@ -29,7 +36,7 @@ export class BackgroundCreates {
     );
     const tracked = settled.finally(() => {
       this.pending.delete(tracked);
-      this.settled(sandboxId);
+      this.changed(sandboxId);
     });
     this.pending.add(tracked);
   }

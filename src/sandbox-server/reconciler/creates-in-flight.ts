@@ -5,6 +5,8 @@ interface CreateRecord {
   settledAt?: number;
   containerId?: string;
   error?: RuntimeError;
+  /** What it last reported while under way (an image pull's progress). */
+  progress?: string;
 }
 
 /** What a pass should believe about creates it cannot see in its listing. */
@@ -15,6 +17,8 @@ export interface CreateView {
   landedContainerId?: string;
   /** The create failed since the last pass. */
   error?: RuntimeError;
+  /** While creating: what the create last reported (an image pull's progress), if anything. */
+  progress?: string;
 }
 
 /**
@@ -33,6 +37,12 @@ export class CreatesInFlight {
     this.records.set(sandboxId, { startedAt: now });
   }
 
+  /** What the create under way for the sandbox reports of itself now. */
+  progress(sandboxId: string, line: string): void {
+    const record = this.records.get(sandboxId);
+    if (record && record.settledAt === undefined) record.progress = line;
+  }
+
   settle(sandboxId: string, now: number, outcome: { containerId: string } | { error: RuntimeError }): void {
     const record = this.records.get(sandboxId);
     if (!record) return;
@@ -48,7 +58,7 @@ export class CreatesInFlight {
   view(sandboxId: string, listedAt: number, now: number, listed: boolean): CreateView {
     const record = this.records.get(sandboxId);
     if (!record) return { creating: false };
-    if (listed && record.settledAt === undefined && now - record.startedAt < this.boundMs) return { creating: true };
+    if (listed && record.settledAt === undefined && now - record.startedAt < this.boundMs) return creatingView(record);
     if (listed) {
       this.records.delete(sandboxId);
       return { creating: false };
@@ -58,7 +68,7 @@ export class CreatesInFlight {
       return { creating: false, error: record.error };
     }
     if (record.settledAt === undefined) {
-      if (now - record.startedAt < this.boundMs) return { creating: true };
+      if (now - record.startedAt < this.boundMs) return creatingView(record);
       this.records.delete(sandboxId);
       return { creating: false };
     }
@@ -66,4 +76,8 @@ export class CreatesInFlight {
     this.records.delete(sandboxId);
     return { creating: false, landedContainerId: record.containerId };
   }
+}
+
+function creatingView(record: CreateRecord): CreateView {
+  return record.progress === undefined ? { creating: true } : { creating: true, progress: record.progress };
 }

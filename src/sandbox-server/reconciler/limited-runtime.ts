@@ -18,6 +18,7 @@ export function limitedRuntime(runtime: SandboxRuntime): SandboxRuntime {
     probeRuntime: (oci, image) => runtime.probeRuntime(oci, image),
     imageId: (image) => runtime.imageId(image),
     checkImage: (image) => runtime.checkImage(image),
+    ensureImage: (image, onProgress) => runtime.ensureImage(image, onProgress),
     create: (request) => limitCreate(() => runtime.create(request)),
     start: (containerId) => limit(() => runtime.start(containerId)),
     pause: (containerId) => limit(() => runtime.pause(containerId)),

@@ -167,6 +167,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
     container,
     alive,
     creating,
+    ...(create.progress === undefined ? {} : { createProgress: create.progress }),
     hadContainer,
     previous,
     failure,

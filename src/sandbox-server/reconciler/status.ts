@@ -9,6 +9,8 @@ export interface StatusInput {
   alive: boolean;
   /** A create for this sandbox may still land. */
   creating: boolean;
+  /** What that create last reported of itself (an image pull's progress); absent, "creating container". */
+  createProgress?: string;
   /** The row remembers a container id: a container existed, so "none" means it vanished. */
   hadContainer: boolean;
   /** What the row said before this pass. */
@@ -45,7 +47,7 @@ function baseStatus(input: StatusInput): ObservedStatus {
   if (input.failure) return { status: 'ERROR', detail: input.failure };
   const { container, desired } = input;
   if (!container) {
-    if (input.creating) return { status: 'STARTING', detail: 'creating container' };
+    if (input.creating) return { status: 'STARTING', detail: input.createProgress ?? 'creating container' };
     if (desired === 'DELETED') return { status: 'MISSING', detail: 'deleted' };
     if (input.hadContainer) return { status: 'MISSING', detail: 'container was removed outside the control plane' };
     // A create that failed for good stays failed until the intent changes (pause and resume, delete).

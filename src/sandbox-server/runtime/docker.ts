@@ -14,6 +14,7 @@ import { LABEL_INSTANCE, LABEL_SANDBOX_ID, ownerLabels, type SandboxRuntime } fr
 import { imageIdOn } from './image-id.js';
 import { agentBundles } from './agent-bundle.js';
 import { imageChecker } from './image-fitness.js';
+import { imagePuller, type RegistryAuth } from './image-pull.js';
 
 export interface DockerRuntimeOptions {
   /** Value of the instance label; only containers carrying it are listed, watched or touched. */
@@ -33,6 +34,8 @@ export interface DockerRuntimeOptions {
   copyImage?: string;
   /** The agent-server image, whose bundle is brought into sandboxes of other images (agent-bundle.ts). */
   agentServerImage?: string;
+  /** REGISTRY_AUTH: credentials per registry host for the images sandboxes need pulled (image-pull.ts). */
+  registryAuth?: RegistryAuth;
   /**
    * The host address sandbox ports are published on (the engine's advertise host); 127.0.0.1 by
    * default. Engines sharing one machine each publish on their own loopback address.
@@ -81,6 +84,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     bundles: agentBundles(docker, options.agentServerImage),
   });
   const images = imageChecker(docker, owner);
+  const puller = imagePuller(docker, options.registryAuth ?? {}, log);
 
   return {
     ...createDockerSnapshots({ docker, instanceId, owner, copyImage: options.copyImage }),
@@ -103,6 +107,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     },
 
     checkImage: (image) => images.check(image),
+
+    ensureImage: (image, onProgress) => puller.ensure(image, onProgress),
 
     async imageId(image) {
       try {

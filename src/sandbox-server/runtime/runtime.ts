@@ -226,6 +226,12 @@ export interface SandboxRuntime {
   imageId(image: string): Promise<string | null>;
   /** Whether the engine has `image`, and whether a sandbox could run in it (see ImageCheck). */
   checkImage(image: string): Promise<ImageCheck>;
+  /**
+   * Makes `image` present on the engine, pulling it (with the registry credentials configured for
+   * its host) when it is not; `onProgress` is told how the pull goes, a line at a time. A pull the
+   * registry refuses (no such image, bad credentials) fails for good.
+   */
+  ensureImage(image: string, onProgress?: (line: string) => void): Promise<void>;
   /** Creates and starts the container; returns its observation. */
   create(request: ContainerRequest): Promise<ContainerObservation>;
   /** Starts a created or stopped container. */

@@ -109,7 +109,8 @@ describe.skipIf(!docker)('Reconciler against the Docker engine', { timeout: 60_0
   });
 
   it('records a sandbox whose image or command is bad as ERROR with the engine message, and does not retry', async () => {
-    const missingImage = await insertSpec(handle.db, { image: 'sandbox-server-test/no-such-image:nope', command: ALIVE_SERVER_COMMAND });
+    // Of the control plane's own namespace, which is never pulled: the engine is asked for nothing else.
+    const missingImage = await insertSpec(handle.db, { image: 'sandbox-server/no-such-image:nope', command: ALIVE_SERVER_COMMAND });
     const missingCommand = await insertSpec(handle.db, { image: TEST_BASE_IMAGE, command: ['/no/such/program'] });
     const noImage = await insertSandbox(handle.db, missingImage.id);
     const noCommand = await insertSandbox(handle.db, missingCommand.id);

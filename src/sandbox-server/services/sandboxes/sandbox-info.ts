@@ -3,7 +3,9 @@ import type { SandboxInfo } from '../../models/sandbox.js';
 
 /**
  * The wire view of a sandbox row. The session key and URLs are only given while the sandbox is
- * RUNNING: before that nothing answers on them, and after a pause the host ports change. While its
+ * RUNNING: before that nothing answers on them, and after a pause the host ports change. A
+ * STARTING sandbox's status_detail says what it waits for (an image pull's progress, the container,
+ * the agent-server's first answer), an ERROR or MISSING one's why. While its
  * engine is unreachable (`engineAway`, from engineAwayDetails), status_detail says so: the status
  * is the last one seen, and the desired state stands until the engine answers again.
  */
@@ -14,7 +16,7 @@ export function toSandboxInfo(row: SandboxRow, engineAway: string | null = null)
     created_by_user_id: row.createdByUserId,
     sandbox_spec_id: row.specId,
     status: row.status,
-    status_detail: engineAway ?? (row.status === 'ERROR' || row.status === 'MISSING' ? row.statusDetail : null),
+    status_detail: engineAway ?? (row.status === 'ERROR' || row.status === 'MISSING' || row.status === 'STARTING' ? row.statusDetail : null),
     session_api_key: running ? row.sessionApiKey : null,
     exposed_urls: running && row.hostPorts && row.hostAddress ? exposedUrls(row.hostAddress, row.hostPorts) : null,
     created_at: row.createdAt.toISOString(),
