@@ -19,6 +19,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   warm: () => import('./warm.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   cold: () => import('./cold.js'),
+  // Needs the Docker engine, sandbox-python:local, the base image and `npm run build`.
+  images: () => import('./images.js'),
   // Needs tmux and script; its browser part needs Chromium.
   tools: () => import('./tools.js'),
   llm: () => import('./llm.js'),
