@@ -63,6 +63,30 @@ const AGENT_OPERATIONS: Record<HttpMethod, OperationName> = {
   delete: 'agentDelete',
 };
 
+/** A sandbox's agent-server, reached through the control plane (which adds its session key). */
+function agentClient(t: Transport, sandboxId: string) {
+  const params = (path: string) => ({ id: sandboxId, path: path.replace(/^\/+/, '') });
+  return {
+    /** Any agent-server route, e.g. `fetch('/api/conversations/search')`; the answer whatever its status. */
+    fetch: (path: string, { method = 'get', ...request }: AgentRequest = {}): Promise<Response> =>
+      t.request(AGENT_OPERATIONS[method], { ...request, params: params(path) }),
+    /** Runs `bash -c command` in the sandbox and waits for it to end. */
+    executeBashCommand: (request: ExecuteBashRequest, signal?: AbortSignal) =>
+      t.json<BashOutput>('agentPost', { params: params('/api/bash/execute_bash_command'), json: request, signal }),
+    /** Writes `content` at the absolute `path` in the sandbox, creating its directories. */
+    uploadFile: (path: string, content: Blob, signal?: AbortSignal) => {
+      const form = new FormData();
+      form.append('file', content, posix.basename(path));
+      return t.json<Success>('agentPost', { params: params('/api/file/upload'), query: { path }, body: form, signal });
+    },
+    /** The file at the absolute `path` in the sandbox, streamed. */
+    downloadFile: async (path: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> => {
+      const response = await t.ok('agentGet', { params: params('/api/file/download'), query: { path }, signal });
+      return response.body ?? new Blob([]).stream();
+    },
+  };
+}
+
 /**
  * A typed client of the sandbox-server's /api/v1. Methods answer the server's JSON as typed by its
  * own models, throw SandboxServerError (status + detail) for error answers and
@@ -70,29 +94,6 @@ const AGENT_OPERATIONS: Record<HttpMethod, OperationName> = {
  */
 export function createSandboxServerClient(options: SandboxServerClientOptions) {
   const t = new Transport(options);
-
-  function agent(sandboxId: string) {
-    const params = (path: string) => ({ id: sandboxId, path: path.replace(/^\/+/, '') });
-    return {
-      /** Any agent-server route, e.g. `fetch('/api/conversations/search')`; the answer whatever its status. */
-      fetch: (path: string, { method = 'get', ...request }: AgentRequest = {}): Promise<Response> =>
-        t.request(AGENT_OPERATIONS[method], { ...request, params: params(path) }),
-      /** Runs `bash -c command` in the sandbox and waits for it to end. */
-      executeBashCommand: (request: ExecuteBashRequest, signal?: AbortSignal) =>
-        t.json<BashOutput>('agentPost', { params: params('/api/bash/execute_bash_command'), json: request, signal }),
-      /** Writes `content` at the absolute `path` in the sandbox, creating its directories. */
-      uploadFile: (path: string, content: Blob, signal?: AbortSignal) => {
-        const form = new FormData();
-        form.append('file', content, posix.basename(path));
-        return t.json<Success>('agentPost', { params: params('/api/file/upload'), query: { path }, body: form, signal });
-      },
-      /** The file at the absolute `path` in the sandbox, streamed. */
-      downloadFile: async (path: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> => {
-        const response = await t.ok('agentGet', { params: params('/api/file/download'), query: { path }, signal });
-        return response.body ?? new Blob([]).stream();
-      },
-    };
-  }
 
   return {
     baseUrl: t.baseUrl,
@@ -140,7 +141,7 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       /** Snapshot + start from it: the new sandbox, STARTING. */
       fork: (id: string, name?: string) => t.json<SandboxInfo>('forkSandbox', { params: { id }, json: name === undefined ? {} : { name } }),
       /** The sandbox's agent-server, reached through the control plane (which adds its session key). */
-      agent,
+      agent: (sandboxId: string) => agentClient(t, sandboxId),
     },
 
     appConversations: {

@@ -77,79 +77,17 @@ const RACE_RETRIES = 5;
 export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
   const rights = rightsOf(options.user);
   const owner = ownerOf(options.user);
-
-  async function resolve(path: string, how: { followLast: boolean; makeParents?: boolean }): Promise<Resolved> {
-    const within = options.within === undefined ? undefined : await fs.realpath(options.within);
-    const walk: WalkOptions = { rights, followLast: how.followLast, within };
-    if (how.makeParents) walk.makeParents = { owner };
-    const resolved = await resolvePath(path, walk);
-    if (within !== undefined && !isInside(within, resolved.location)) {
-      await resolved.close();
-      throw new OutsideError(path, options.within ?? within);
-    }
-    return resolved;
-  }
-
-  async function withResolved<T>(path: string, how: { followLast: boolean; makeParents?: boolean }, use: (found: Resolved) => Promise<T>): Promise<T> {
-    const found = await resolve(path, how);
-    try {
-      return await use(found);
-    } finally {
-      await found.close();
-    }
-  }
-
-  function existing(found: Resolved, path: string): Held {
-    if (!found.entry) throw errnoError('ENOENT', 'open', path);
-    return found.entry;
-  }
-
-  /**
-   * The entry opened for reading or writing, checked on the opened descriptor itself: the same
-   * inode the walk found, a regular file, and the agent's to read or write. (gVisor's fstat of an
-   * O_PATH descriptor of a symlink describes the link's target, so the walk's own stat is not
-   * trusted for this.) Never opened with O_TRUNC: nothing changes before the check.
-   */
-  async function openRegular(found: Resolved, path: string, access: 'read' | 'write'): Promise<{ handle: FileHandle; stats: Stats }> {
-    const entry = existing(found, path);
-    if (entry.stats.isDirectory()) throw errnoError('EISDIR', 'open', path);
-    if (!entry.stats.isFile()) throw errnoError(NOT_REGULAR, 'open', path);
-    const handle = await reopen(entry, access === 'read' ? constants.O_RDONLY : constants.O_WRONLY);
-    try {
-      const stats = await handle.stat();
-      if (stats.dev !== entry.stats.dev || stats.ino !== entry.stats.ino || !stats.isFile()) throw errnoError('ELOOP', 'open', path);
-      if (!mayAccess(stats, rights, access)) throw errnoError('EACCES', 'open', path);
-      return { handle, stats };
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  }
-
-  /** A new file `name` in `found.parent`, created exclusively and given to the agent on its descriptor. */
-  async function createIn(found: Resolved, name: string, path: string): Promise<FileHandle> {
-    if (!mayChangeEntry(found.parent.stats, undefined, rights)) throw errnoError('EACCES', 'open', path);
-    const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
-    const handle = await fs.open(inDir(found.parent.handle, name), flags, 0o666);
-    try {
-      if (owner) await handle.chown(owner.uid, owner.gid);
-      return handle;
-    } catch (error) {
-      await handle.close();
-      await fs.unlink(inDir(found.parent.handle, name)).catch(() => {});
-      throw error;
-    }
-  }
+  const fsx: FsContext = { within: options.within, rights, owner };
 
   async function writeOnce(path: string, data: string | Uint8Array, write: WriteOptions): Promise<{ created: boolean } | 'raced'> {
-    return withResolved(path, { followLast: true, makeParents: write.makeParents }, async (found) => {
+    return withResolved(fsx, path, { followLast: true, makeParents: write.makeParents }, async (found) => {
       if (found.entry && write.exclusive) throw errnoError('EEXIST', 'open', path);
       if (found.entry) {
-        const { handle } = await openRegular(found, path, 'write');
+        const { handle } = await openRegular(fsx, found, path, 'write');
         await writeAndClose(handle, data, { truncate: true });
         return { created: false };
       }
-      const handle = await createIn(found, found.name, path).catch((error: unknown) => {
+      const handle = await createIn(fsx, found, found.name, path).catch((error: unknown) => {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !write.exclusive) return 'raced' as const;
         throw error;
       });
@@ -162,11 +100,11 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
   return {
     rights,
 
-    stat: (path) => withResolved(path, { followLast: true }, async (found) => existing(found, path).stats),
+    stat: (path) => withResolved(fsx, path, { followLast: true }, async (found) => existing(found, path).stats),
 
     readFile: (path, read = {}) =>
-      withResolved(path, { followLast: true }, async (found) => {
-        const { handle, stats } = await openRegular(found, path, 'read');
+      withResolved(fsx, path, { followLast: true }, async (found) => {
+        const { handle, stats } = await openRegular(fsx, found, path, 'read');
         try {
           if (read.maxBytes !== undefined && stats.size > read.maxBytes) throw errnoError('EFBIG', 'read', path);
           return await handle.readFile();
@@ -175,10 +113,10 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
         }
       }),
 
-    openFile: (path) => withResolved(path, { followLast: true }, (found) => openRegular(found, path, 'read')),
+    openFile: (path) => withResolved(fsx, path, { followLast: true }, (found) => openRegular(fsx, found, path, 'read')),
 
     readDir: (path) =>
-      withResolved(path, { followLast: true }, async (found) => {
+      withResolved(fsx, path, { followLast: true }, async (found) => {
         const entry = existing(found, path);
         if (!entry.stats.isDirectory()) throw errnoError('ENOTDIR', 'scandir', path);
         if (!mayAccess(entry.stats, rights, 'read')) throw errnoError('EACCES', 'scandir', path);
@@ -198,11 +136,11 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
     },
 
     replaceFile: (path, source, replace = {}) =>
-      withResolved(path, { followLast: true, makeParents: replace.makeParents }, async (found) => {
+      withResolved(fsx, path, { followLast: true, makeParents: replace.makeParents }, async (found) => {
         if (found.entry?.stats.isDirectory()) throw errnoError('EISDIR', 'rename', path);
         if (!mayChangeEntry(found.parent.stats, found.entry?.stats, rights)) throw errnoError('EACCES', 'rename', path);
         const temporary = `.${found.name}.upload-${randomBytes(6).toString('hex')}`;
-        const handle = await createIn(found, temporary, path);
+        const handle = await createIn(fsx, found, temporary, path);
         try {
           await pipeline(source, handle.createWriteStream());
           await fs.rename(inDir(found.parent.handle, temporary), inDir(found.parent.handle, found.name));
@@ -216,12 +154,12 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
 
     async makeDirs(path) {
       for (let attempt = 0; attempt < RACE_RETRIES; attempt += 1) {
-        const made = await withResolved(path, { followLast: true, makeParents: true }, async (found) => {
+        const made = await withResolved(fsx, path, { followLast: true, makeParents: true }, async (found) => {
           if (found.entry) {
             if (!found.entry.stats.isDirectory()) throw errnoError('EEXIST', 'mkdir', path);
             return true;
           }
-          return makeLastDir(found, path);
+          return makeLastDir(fsx, found, path);
         });
         if (made) return;
       }
@@ -229,7 +167,7 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
     },
 
     removeFile: (path) =>
-      withResolved(path, { followLast: false }, async (found) => {
+      withResolved(fsx, path, { followLast: false }, async (found) => {
         const entry = existing(found, path);
         if (entry.stats.isDirectory() && !found.isLink) throw errnoError('EISDIR', 'unlink', path);
         if (!mayChangeEntry(found.parent.stats, entry.stats, rights)) throw errnoError('EACCES', 'unlink', path);
@@ -237,12 +175,83 @@ export function createAgentFs(options: AgentFsOptions = {}): AgentFs {
       }),
   };
 
-  /** mkdir of the last name; false when something took its place first (look again). */
-  async function makeLastDir(found: Resolved, path: string): Promise<boolean> {
-    const made = await makeDirIn(found.parent, found.name, found.location, rights, owner);
-    await made?.handle.close();
-    return made !== undefined;
+}
+
+/** Who the walks act as, and the tree they are confined to. */
+interface FsContext {
+  within: string | undefined;
+  rights: Rights;
+  owner: Owner | undefined;
+}
+
+async function resolve({ within: confinedTo, rights, owner }: FsContext, path: string, how: { followLast: boolean; makeParents?: boolean }): Promise<Resolved> {
+  const within = confinedTo === undefined ? undefined : await fs.realpath(confinedTo);
+  const walk: WalkOptions = { rights, followLast: how.followLast, within };
+  if (how.makeParents) walk.makeParents = { owner };
+  const resolved = await resolvePath(path, walk);
+  if (within !== undefined && !isInside(within, resolved.location)) {
+    await resolved.close();
+    throw new OutsideError(path, confinedTo ?? within);
   }
+  return resolved;
+}
+
+async function withResolved<T>(fsx: FsContext, path: string, how: { followLast: boolean; makeParents?: boolean }, use: (found: Resolved) => Promise<T>): Promise<T> {
+  const found = await resolve(fsx, path, how);
+  try {
+    return await use(found);
+  } finally {
+    await found.close();
+  }
+}
+
+function existing(found: Resolved, path: string): Held {
+  if (!found.entry) throw errnoError('ENOENT', 'open', path);
+  return found.entry;
+}
+
+/**
+ * The entry opened for reading or writing, checked on the opened descriptor itself: the same
+ * inode the walk found, a regular file, and the agent's to read or write. (gVisor's fstat of an
+ * O_PATH descriptor of a symlink describes the link's target, so the walk's own stat is not
+ * trusted for this.) Never opened with O_TRUNC: nothing changes before the check.
+ */
+async function openRegular({ rights }: FsContext, found: Resolved, path: string, access: 'read' | 'write'): Promise<{ handle: FileHandle; stats: Stats }> {
+  const entry = existing(found, path);
+  if (entry.stats.isDirectory()) throw errnoError('EISDIR', 'open', path);
+  if (!entry.stats.isFile()) throw errnoError(NOT_REGULAR, 'open', path);
+  const handle = await reopen(entry, access === 'read' ? constants.O_RDONLY : constants.O_WRONLY);
+  try {
+    const stats = await handle.stat();
+    if (stats.dev !== entry.stats.dev || stats.ino !== entry.stats.ino || !stats.isFile()) throw errnoError('ELOOP', 'open', path);
+    if (!mayAccess(stats, rights, access)) throw errnoError('EACCES', 'open', path);
+    return { handle, stats };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** A new file `name` in `found.parent`, created exclusively and given to the agent on its descriptor. */
+async function createIn({ rights, owner }: FsContext, found: Resolved, name: string, path: string): Promise<FileHandle> {
+  if (!mayChangeEntry(found.parent.stats, undefined, rights)) throw errnoError('EACCES', 'open', path);
+  const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
+  const handle = await fs.open(inDir(found.parent.handle, name), flags, 0o666);
+  try {
+    if (owner) await handle.chown(owner.uid, owner.gid);
+    return handle;
+  } catch (error) {
+    await handle.close();
+    await fs.unlink(inDir(found.parent.handle, name)).catch(() => {});
+    throw error;
+  }
+}
+
+/** mkdir of the last name; false when something took its place first (look again). */
+async function makeLastDir({ rights, owner }: FsContext, found: Resolved, path: string): Promise<boolean> {
+  const made = await makeDirIn(found.parent, found.name, found.location, rights, owner);
+  await made?.handle.close();
+  return made !== undefined;
 }
 
 async function writeAndClose(handle: FileHandle, data: string | Uint8Array, how = { truncate: false }): Promise<void> {

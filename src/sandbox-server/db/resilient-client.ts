@@ -145,16 +145,6 @@ export function createResilientClient({ connect, deadlineMs, onReplaced }: Resil
 
   let savepoints = 0;
 
-  /** Runs `body`; a failure rolls back to `savepoint` (or the whole transaction), unless the connection was lost. */
-  async function inScope<T>(connection: ConnectionState, run: (text: string) => PromiseLike<unknown>, body: () => T | Promise<T>, savepoint: string | null): Promise<T> {
-    try {
-      return await body();
-    } catch (error) {
-      if (!connection.lost) await Promise.resolve(run(savepoint ? `rollback to savepoint ${savepoint}` : 'rollback')).catch(() => undefined);
-      throw error;
-    }
-  }
-
   function inTransaction(owner: Sql, reserved: ReservedSql, connection: ConnectionState, run: (text: string) => PromiseLike<unknown>): TransactionFacade {
     return {
       options,
@@ -178,4 +168,14 @@ export function createResilientClient({ connect, deadlineMs, onReplaced }: Resil
     client: client as unknown as Sql,
     end: () => pool.end({ timeout: deadlineMs / 1000 }),
   };
+}
+
+/** Runs `body`; a failure rolls back to `savepoint` (or the whole transaction), unless the connection was lost. */
+async function inScope<T>(connection: ConnectionState, run: (text: string) => PromiseLike<unknown>, body: () => T | Promise<T>, savepoint: string | null): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    if (!connection.lost) await Promise.resolve(run(savepoint ? `rollback to savepoint ${savepoint}` : 'rollback')).catch(() => undefined);
+    throw error;
+  }
 }

@@ -44,11 +44,12 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
   const history = new EditHistory();
   const serially = createSerialQueue();
   const description = describe(workspaceDir);
+  const editor: Editor = { files, history, workspaceDir };
 
   async function run(action: FileEditorAction): Promise<FileEditorObservation> {
-    if (!path.isAbsolute(action.path)) throw new EditorError(await notAbsolute(action.path));
+    if (!path.isAbsolute(action.path)) throw new EditorError(await notAbsolute(editor, action.path));
     const file = path.resolve(action.path);
-    if (action.command === 'create') return create(file, action);
+    if (action.command === 'create') return create(editor, file, action);
     const stats = await files.stat(file).catch((error: unknown) => {
       if (isErrno(error, 'ENOENT', 'ENOTDIR')) throw new EditorError(`The path ${file} does not exist.`);
       throw error;
@@ -71,143 +72,14 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
     }
     switch (action.command) {
       case 'view':
-        return view(file, action.view_range);
+        return view(editor, file, action.view_range);
       case 'str_replace':
-        return strReplace(file, action);
+        return strReplace(editor, file, action);
       case 'insert':
-        return insert(file, action);
+        return insert(editor, file, action);
       case 'undo_edit':
-        return undo(file);
+        return undo(editor, file);
     }
-  }
-
-  async function create(file: string, action: FileEditorAction): Promise<FileEditorObservation> {
-    const text = required(action, 'file_text');
-    await files.writeFile(file, text, { exclusive: true, makeParents: true }).catch((error: unknown) => {
-      if (isErrno(error, 'EEXIST')) {
-        throw new EditorError(
-          `A file already exists at ${file}; \`create\` never overwrites. Edit it with str_replace or insert.`,
-        );
-      }
-      throw error;
-    });
-    history.record(file, null);
-    return observation('create', file, `File created successfully at: ${file}`, {
-      prev_exist: false,
-      new_content: text,
-    });
-  }
-
-  async function view(file: string, range: number[] | null): Promise<FileEditorObservation> {
-    const lines = splitLines(await readText(files, file));
-    let [first, last] = [1, lines.length];
-    let note = '';
-    if (range !== null) {
-      const [start, end] = range;
-      if (range.length !== 2 || start === undefined || end === undefined) {
-        throw new EditorError(
-          'view_range must be two line numbers, [start, end]; use -1 as end for the end of the file.',
-        );
-      }
-      if (start < 1 || start > lines.length) {
-        throw new EditorError(`view_range starts at line ${start}, but the file has ${lines.length} lines.`);
-      }
-      if (end !== -1 && end < start) throw new EditorError(`view_range ends at ${end}, before its start ${start}.`);
-      [first, last] = [start, end === -1 ? lines.length : Math.min(end, lines.length)];
-      if (end > lines.length) note = `NOTE: the file has only ${lines.length} lines, so the view stops there.\n`;
-    }
-    const shown = numberLines(lines, first, last, VIEW_BUDGET);
-    const more =
-      shown.lastLine < last
-        ? `\n[Lines ${shown.lastLine + 1} to ${last} are not shown, to keep this short. Use view_range to see them.]`
-        : '';
-    const header = `${note}Here's the result of running \`cat -n\` on ${file}:`;
-    return observation('view', file, `${header}\n${shown.text}${more}`);
-  }
-
-  async function strReplace(file: string, action: FileEditorAction): Promise<FileEditorObservation> {
-    const oldStr = required(action, 'old_str');
-    const newStr = action.new_str ?? '';
-    if (oldStr === '') throw new EditorError('old_str is empty; it must be the exact text to replace.');
-    if (newStr === oldStr) throw new EditorError('No replacement was performed: new_str is the same as old_str.');
-    const before = await readText(files, file);
-    const found = occurrenceLines(before, oldStr);
-    if (found.length === 0) {
-      throw new EditorError(
-        `No replacement was performed: old_str was not found in ${file}. It must match the file exactly, ` +
-          'including whitespace and indentation.',
-      );
-    }
-    if (found.length > 1) {
-      throw new EditorError(
-        `No replacement was performed: old_str occurs ${found.length} times in ${file} (at lines ` +
-          `${found.join(', ')}), and it must occur exactly once. Include more surrounding lines to make it unique.`,
-      );
-    }
-    const at = before.indexOf(oldStr);
-    const after = before.slice(0, at) + newStr + before.slice(at + oldStr.length);
-    await files.writeFile(file, after);
-    history.record(file, before);
-    const line = found[0] ?? 1;
-    const snippet = snippetOf(after, line - SNIPPET_CONTEXT, line + SNIPPET_CONTEXT + newStr.split('\n').length - 1);
-    return observation(
-      'str_replace',
-      file,
-      `The file ${file} has been edited. Here's the result of running \`cat -n\` on a snippet of it:\n${snippet}\n` +
-        'Review the changes and make sure they are as expected. Edit the file again if necessary.',
-      { old_content: before, new_content: after },
-    );
-  }
-
-  async function insert(file: string, action: FileEditorAction): Promise<FileEditorObservation> {
-    const line = required(action, 'insert_line');
-    const newStr = required(action, 'new_str');
-    const before = await readText(files, file);
-    const count = splitLines(before).length;
-    if (line > count) {
-      throw new EditorError(
-        `insert_line ${line} is out of range: the file has ${count} lines, so it must be 0 to ${count}.`,
-      );
-    }
-    const after = insertLines(before, line, newStr);
-    await files.writeFile(file, after);
-    history.record(file, before);
-    const snippet = snippetOf(after, line + 1 - SNIPPET_CONTEXT, line + newStr.split('\n').length + SNIPPET_CONTEXT);
-    return observation(
-      'insert',
-      file,
-      `The file ${file} has been edited. Here's the result of running \`cat -n\` on a snippet of it:\n${snippet}\n` +
-        'Review the changes and make sure they are as expected (indentation, no duplicated lines). ' +
-        'Edit the file again if necessary.',
-      { old_content: before, new_content: after },
-    );
-  }
-
-  async function undo(file: string): Promise<FileEditorObservation> {
-    const current = await readText(files, file);
-    const previous = history.pop(file);
-    if (previous === undefined) throw new EditorError(`No edit of ${file} to undo.`);
-    if (previous === null) {
-      await files.removeFile(file);
-      const removed = `Last edit to ${file} undone: that edit created the file, so it has been removed.`;
-      return observation('undo_edit', file, removed, { old_content: current });
-    }
-    await files.writeFile(file, previous);
-    const lines = splitLines(previous);
-    const shown = numberLines(lines, 1, lines.length, VIEW_BUDGET);
-    return observation(
-      'undo_edit',
-      file,
-      `Last edit to ${file} undone successfully. Here's the result of running \`cat -n\` on ${file}:\n${shown.text}`,
-      { old_content: current, new_content: previous },
-    );
-  }
-
-  async function notAbsolute(requested: string): Promise<string> {
-    const suggestion = path.join(workspaceDir, requested);
-    const exists = await files.stat(suggestion).then(() => true, () => false);
-    const hint = exists ? ` Did you mean ${suggestion}?` : '';
-    return `The path ${requested} is not absolute: it must start with \`/\`.${hint}`;
   }
 
   async function execute(action: FileEditorAction): Promise<FileEditorObservation> {
@@ -264,6 +136,142 @@ export function createFileEditorTool(options: FileEditorToolOptions): Tool<FileE
     execute: (action) => serially(() => execute(action)),
     close: async () => {},
   };
+}
+
+/** What the editor's commands work with. */
+interface Editor {
+  files: AgentFs;
+  history: EditHistory;
+  workspaceDir: string;
+}
+
+async function create(editor: Editor, file: string, action: FileEditorAction): Promise<FileEditorObservation> {
+  const text = required(action, 'file_text');
+  await editor.files.writeFile(file, text, { exclusive: true, makeParents: true }).catch((error: unknown) => {
+    if (isErrno(error, 'EEXIST')) {
+      throw new EditorError(
+        `A file already exists at ${file}; \`create\` never overwrites. Edit it with str_replace or insert.`,
+      );
+    }
+    throw error;
+  });
+  editor.history.record(file, null);
+  return observation('create', file, `File created successfully at: ${file}`, {
+    prev_exist: false,
+    new_content: text,
+  });
+}
+
+async function view(editor: Editor, file: string, range: number[] | null): Promise<FileEditorObservation> {
+  const lines = splitLines(await readText(editor.files, file));
+  let [first, last] = [1, lines.length];
+  let note = '';
+  if (range !== null) {
+    const [start, end] = range;
+    if (range.length !== 2 || start === undefined || end === undefined) {
+      throw new EditorError(
+        'view_range must be two line numbers, [start, end]; use -1 as end for the end of the file.',
+      );
+    }
+    if (start < 1 || start > lines.length) {
+      throw new EditorError(`view_range starts at line ${start}, but the file has ${lines.length} lines.`);
+    }
+    if (end !== -1 && end < start) throw new EditorError(`view_range ends at ${end}, before its start ${start}.`);
+    [first, last] = [start, end === -1 ? lines.length : Math.min(end, lines.length)];
+    if (end > lines.length) note = `NOTE: the file has only ${lines.length} lines, so the view stops there.\n`;
+  }
+  const shown = numberLines(lines, first, last, VIEW_BUDGET);
+  const more =
+    shown.lastLine < last
+      ? `\n[Lines ${shown.lastLine + 1} to ${last} are not shown, to keep this short. Use view_range to see them.]`
+      : '';
+  const header = `${note}Here's the result of running \`cat -n\` on ${file}:`;
+  return observation('view', file, `${header}\n${shown.text}${more}`);
+}
+
+async function strReplace(editor: Editor, file: string, action: FileEditorAction): Promise<FileEditorObservation> {
+  const oldStr = required(action, 'old_str');
+  const newStr = action.new_str ?? '';
+  if (oldStr === '') throw new EditorError('old_str is empty; it must be the exact text to replace.');
+  if (newStr === oldStr) throw new EditorError('No replacement was performed: new_str is the same as old_str.');
+  const before = await readText(editor.files, file);
+  const found = occurrenceLines(before, oldStr);
+  if (found.length === 0) {
+    throw new EditorError(
+      `No replacement was performed: old_str was not found in ${file}. It must match the file exactly, ` +
+        'including whitespace and indentation.',
+    );
+  }
+  if (found.length > 1) {
+    throw new EditorError(
+      `No replacement was performed: old_str occurs ${found.length} times in ${file} (at lines ` +
+        `${found.join(', ')}), and it must occur exactly once. Include more surrounding lines to make it unique.`,
+    );
+  }
+  const at = before.indexOf(oldStr);
+  const after = before.slice(0, at) + newStr + before.slice(at + oldStr.length);
+  await editor.files.writeFile(file, after);
+  editor.history.record(file, before);
+  const line = found[0] ?? 1;
+  const snippet = snippetOf(after, line - SNIPPET_CONTEXT, line + SNIPPET_CONTEXT + newStr.split('\n').length - 1);
+  return observation(
+    'str_replace',
+    file,
+    `The file ${file} has been edited. Here's the result of running \`cat -n\` on a snippet of it:\n${snippet}\n` +
+      'Review the changes and make sure they are as expected. Edit the file again if necessary.',
+    { old_content: before, new_content: after },
+  );
+}
+
+async function insert(editor: Editor, file: string, action: FileEditorAction): Promise<FileEditorObservation> {
+  const line = required(action, 'insert_line');
+  const newStr = required(action, 'new_str');
+  const before = await readText(editor.files, file);
+  const count = splitLines(before).length;
+  if (line > count) {
+    throw new EditorError(
+      `insert_line ${line} is out of range: the file has ${count} lines, so it must be 0 to ${count}.`,
+    );
+  }
+  const after = insertLines(before, line, newStr);
+  await editor.files.writeFile(file, after);
+  editor.history.record(file, before);
+  const snippet = snippetOf(after, line + 1 - SNIPPET_CONTEXT, line + newStr.split('\n').length + SNIPPET_CONTEXT);
+  return observation(
+    'insert',
+    file,
+    `The file ${file} has been edited. Here's the result of running \`cat -n\` on a snippet of it:\n${snippet}\n` +
+      'Review the changes and make sure they are as expected (indentation, no duplicated lines). ' +
+      'Edit the file again if necessary.',
+    { old_content: before, new_content: after },
+  );
+}
+
+async function undo(editor: Editor, file: string): Promise<FileEditorObservation> {
+  const current = await readText(editor.files, file);
+  const previous = editor.history.pop(file);
+  if (previous === undefined) throw new EditorError(`No edit of ${file} to undo.`);
+  if (previous === null) {
+    await editor.files.removeFile(file);
+    const removed = `Last edit to ${file} undone: that edit created the file, so it has been removed.`;
+    return observation('undo_edit', file, removed, { old_content: current });
+  }
+  await editor.files.writeFile(file, previous);
+  const lines = splitLines(previous);
+  const shown = numberLines(lines, 1, lines.length, VIEW_BUDGET);
+  return observation(
+    'undo_edit',
+    file,
+    `Last edit to ${file} undone successfully. Here's the result of running \`cat -n\` on ${file}:\n${shown.text}`,
+    { old_content: current, new_content: previous },
+  );
+}
+
+async function notAbsolute(editor: Editor, requested: string): Promise<string> {
+  const suggestion = path.join(editor.workspaceDir, requested);
+  const exists = await editor.files.stat(suggestion).then(() => true, () => false);
+  const hint = exists ? ` Did you mean ${suggestion}?` : '';
+  return `The path ${requested} is not absolute: it must start with \`/\`.${hint}`;
 }
 
 function describe(workspaceDir: string): string {

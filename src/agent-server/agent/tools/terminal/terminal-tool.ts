@@ -117,26 +117,9 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
     const outcome = await shell.wait(
       waited.quiet ? { timeoutMs: Infinity, quietMs: waited.seconds * 1000, signal: ctx.signal } : { timeoutMs: waited.seconds * 1000, signal: ctx.signal },
     );
-    const base = { command: action.command, output: outcome.output, continued: how.continued };
-    switch (outcome.kind) {
-      case 'completed':
-        workingDir = outcome.result.workingDir;
-        return completedObservation({
-          ...base,
-          exitCode: outcome.result.exitCode,
-          backgroundPid: outcome.result.backgroundPid,
-          facts: facts(),
-          interrupted: how.interrupted ?? false,
-          inputDropped: how.inputDropped ?? false,
-        });
-      case 'timeout':
-        return timeoutObservation({ ...base, waited, facts: facts() });
-      case 'aborted':
-        return abortedObservation({ ...base, facts: facts() });
-      case 'exited':
-        workingDir = workspaceDir;
-        return exitedObservation({ ...base, exitCode: outcome.exitCode, facts: facts() });
-    }
+    if (outcome.kind === 'completed') workingDir = outcome.result.workingDir;
+    if (outcome.kind === 'exited') workingDir = workspaceDir;
+    return observationOf(outcome, { command: action.command, output: outcome.output, continued: how.continued }, waited, how, facts());
   }
 
   async function run(action: TerminalAction, ctx: ToolContext): Promise<TerminalObservation> {
@@ -185,36 +168,73 @@ export function createTerminalTool(options: TerminalToolOptions): Tool<TerminalA
   return {
     name: 'terminal',
     description,
-    parameters: actionParameters(TerminalActionSchema, {
-      command:
-        'The bash command to run. With is_input=true: text for the running program, an empty string to ' +
-        'wait for more output, or a control key: `C-c` to interrupt it, `C-d` for end of input, `C-z` to stop it.',
-      is_input: 'If true, `command` goes to the running program instead of starting a new command.',
-      timeout:
-        'Seconds to wait for the command before reporting its output so far; without it, the call returns once the command ' +
-        `printed nothing new for ${noChangeTimeoutSeconds} seconds. The command keeps running after that.`,
-      reset: 'If true, kill this shell and start a new one (then run `command`, if any).',
-    }),
+    parameters: parametersOf(noChangeTimeoutSeconds),
     actionKind: 'TerminalAction',
     observationKind: 'TerminalObservation',
-    definition: TerminalToolSchema.parse({
-      kind: 'TerminalTool',
-      title: 'terminal',
-      description,
-      action_type: 'TerminalAction',
-      observation_type: 'TerminalObservation',
-      annotations: {
-        title: 'terminal',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
-    }),
+    definition: definitionOf(description),
     parseArguments: (args) => parseActionArguments('terminal', TerminalActionSchema, args),
     execute: (action, ctx = {}) => serially(() => run(action, ctx)),
     close: () => serially(closeSession),
   };
+}
+
+/** What the agent is told of a command's outcome (`facts` as they stand after it). */
+function observationOf(
+  outcome: Awaited<ReturnType<BashSession['wait']>>,
+  base: { command: string; output: string; continued: boolean },
+  waited: { seconds: number; quiet: boolean },
+  how: { interrupted?: boolean; inputDropped?: boolean },
+  facts: ShellFacts,
+): TerminalObservation {
+  switch (outcome.kind) {
+    case 'completed':
+      return completedObservation({
+        ...base,
+        exitCode: outcome.result.exitCode,
+        backgroundPid: outcome.result.backgroundPid,
+        facts,
+        interrupted: how.interrupted ?? false,
+        inputDropped: how.inputDropped ?? false,
+      });
+    case 'timeout':
+      return timeoutObservation({ ...base, waited, facts });
+    case 'aborted':
+      return abortedObservation({ ...base, facts });
+    case 'exited':
+      return exitedObservation({ ...base, exitCode: outcome.exitCode, facts });
+  }
+}
+
+/** The action's parameters as the LLM is shown them. */
+function parametersOf(noChangeTimeoutSeconds: number): Tool<TerminalAction, TerminalObservation>['parameters'] {
+  return actionParameters(TerminalActionSchema, {
+    command:
+      'The bash command to run. With is_input=true: text for the running program, an empty string to ' +
+      'wait for more output, or a control key: `C-c` to interrupt it, `C-d` for end of input, `C-z` to stop it.',
+    is_input: 'If true, `command` goes to the running program instead of starting a new command.',
+    timeout:
+      'Seconds to wait for the command before reporting its output so far; without it, the call returns once the command ' +
+      `printed nothing new for ${noChangeTimeoutSeconds} seconds. The command keeps running after that.`,
+    reset: 'If true, kill this shell and start a new one (then run `command`, if any).',
+  });
+}
+
+/** The tool as OpenHands' agent server describes it. */
+function definitionOf(description: string): Tool<TerminalAction, TerminalObservation>['definition'] {
+  return TerminalToolSchema.parse({
+    kind: 'TerminalTool',
+    title: 'terminal',
+    description,
+    action_type: 'TerminalAction',
+    observation_type: 'TerminalObservation',
+    annotations: {
+      title: 'terminal',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  });
 }
 
 /**
