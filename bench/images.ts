@@ -83,6 +83,8 @@ export async function run(): Promise<void> {
     running.stop();
     await server.close();
     await removeBenchResources(docker, bench);
+    // Its image is gone, so nothing will use its bundle again.
+    await docker.getVolume(bundle.volume).remove().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 
