@@ -29,6 +29,7 @@ import { registerEventRoutes } from './routes/events/index.js';
 import { registerGitRoutes } from './routes/git/index.js';
 import { registerDownloadTrajectory, registerFileRoutes } from './routes/files/index.js';
 import { registerServerDetails } from './routes/server-details.js';
+import { PORTS_PREFIX, registerPortRoutes } from './routes/ports/index.js';
 import { registerBashSocket, registerEventSocket, type EventStreamSource } from './stream/index.js';
 
 /** The event import route, whose body is streamed (see jsonDepthLimit below). */
@@ -98,9 +99,11 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
 
   const acceptedKeys = sessionKeyDigestsOf(options.sessionKeys, options.sessionKeyDigests);
   app.use('*', requireSessionKey(acceptedKeys));
-  app.use('*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES }));
+  // Bodies for apps in the sandbox are theirs to limit and read.
+  const toApp = (path: string) => path.startsWith(PORTS_PREFIX);
+  app.use('*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES, skip: (c) => toApp(c.req.path) }));
   // Imports check each record's depth as they stream it, rather than reading the body whole here.
-  app.use('*', jsonDepthLimit({ skip: (c) => c.req.method === 'POST' && IMPORT_PATH.test(c.req.path) }));
+  app.use('*', jsonDepthLimit({ skip: (c) => toApp(c.req.path) || (c.req.method === 'POST' && IMPORT_PATH.test(c.req.path)) }));
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });
   registerConversationRoutes(app, ctx);
   registerAcpConversationRoutes(app, ctx);
@@ -116,6 +119,7 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const isValidKey = (candidate: string | undefined) => isValidSessionKey(acceptedKeys, candidate);
   registerEventSocket(app, { upgradeWebSocket, source: streamSource(ctx), isValidSessionKey: isValidKey });
   registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });
+  registerPortRoutes(app, { upgradeWebSocket });
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'sessionApiKey', { type: 'apiKey', in: 'header', name: SESSION_KEY_HEADER });
   registerApiDocs(app, {

@@ -8,6 +8,7 @@ import { engineCommands } from './commands/engines.js';
 import { settingsCommands } from './commands/settings.js';
 import { eventCommands } from './commands/events.js';
 import { execCommand } from './commands/exec.js';
+import { portCommands } from './commands/ports.js';
 import { sandboxCommands } from './commands/sandboxes.js';
 import { snapshotCommands } from './commands/snapshots.js';
 import { specCommands } from './commands/specs.js';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   ...snapshotCommands,
   execCommand,
   cpCommand,
+  ...portCommands,
   ...convCommands,
   ...eventCommands,
   ...engineCommands,

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { followEvents, type FollowEventsOptions } from './event-stream.js';
 import { followLifecycleEvents, type FollowLifecycleEventsOptions } from './lifecycle-stream.js';
-import type { HttpMethod, OperationName } from './operations.js';
+import { type HttpMethod, type OperationName, PORT_FORWARD_PATH } from './operations.js';
 import { type QueryValue, Transport, type TransportOptions } from './transport.js';
 import type {
   AppConversation,
@@ -24,7 +24,9 @@ import type {
   ExecuteBashRequest,
   LifecycleEvent,
   Page,
+  PreviewToken,
   SandboxInfo,
+  SandboxPort,
   SandboxSpecInfo,
   SearchAppConversationsQuery,
   SearchLifecycleEventsQuery,
@@ -142,6 +144,18 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       fork: (id: string, name?: string) => t.json<SandboxInfo>('forkSandbox', { params: { id }, json: name === undefined ? {} : { name } }),
       /** The sandbox's agent-server, reached through the control plane (which adds its session key). */
       agent: (sandboxId: string) => agentClient(t, sandboxId),
+      /** The spec's exposed ports (but the agent-server's) with their preview URLs. */
+      ports: (id: string) => t.json<SandboxPort[]>('listSandboxPorts', { params: { id } }),
+      /** A preview link to one port (a number or an exposed port's name), valid `expiresIn` seconds (default 3600). */
+      previewToken: (id: string, port: number | string, expiresIn?: number) =>
+        t.json<PreviewToken>('createPreviewToken', { params: { id, port: String(port) }, json: expiresIn === undefined ? {} : { expires_in: expiresIn } }),
+      /** Ends every preview link of the sandbox given so far. */
+      revokePreviewTokens: (id: string) => t.json<Success>('revokePreviewTokens', { params: { id } }),
+      /** The URL of a WebSocket carrying one TCP connection to `port` in the sandbox, and the headers to open it with. */
+      portForwardSocket: (id: string, port: number) => ({
+        url: t.url(PORT_FORWARD_PATH.replace('{id}', encodeURIComponent(id)).replace('{port}', String(port))).toString().replace(/^http/, 'ws'),
+        headers: t.authHeaders(),
+      }),
     },
 
     appConversations: {

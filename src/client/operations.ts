@@ -45,6 +45,15 @@ export const SANDBOX_SERVER_OPERATIONS = {
   agentPatch: { method: 'patch', path: '/api/v1/sandboxes/{id}/agent/{path}' },
   agentDelete: { method: 'delete', path: '/api/v1/sandboxes/{id}/agent/{path}' },
 
+  listSandboxPorts: { method: 'get', path: '/api/v1/sandboxes/{id}/ports' },
+  createPreviewToken: { method: 'post', path: '/api/v1/sandboxes/{id}/ports/{port}/token' },
+  revokePreviewTokens: { method: 'delete', path: '/api/v1/sandboxes/{id}/preview-tokens' },
+  previewGet: { method: 'get', path: '/api/v1/sandboxes/{id}/ports/{port}/{path}' },
+  previewPost: { method: 'post', path: '/api/v1/sandboxes/{id}/ports/{port}/{path}' },
+  previewPut: { method: 'put', path: '/api/v1/sandboxes/{id}/ports/{port}/{path}' },
+  previewPatch: { method: 'patch', path: '/api/v1/sandboxes/{id}/ports/{port}/{path}' },
+  previewDelete: { method: 'delete', path: '/api/v1/sandboxes/{id}/ports/{port}/{path}' },
+
   startAppConversation: { method: 'post', path: '/api/v1/app-conversations' },
   searchAppConversations: { method: 'get', path: '/api/v1/app-conversations/search' },
   countAppConversations: { method: 'get', path: '/api/v1/app-conversations/count' },
@@ -81,6 +90,9 @@ export type OperationName = keyof typeof SANDBOX_SERVER_OPERATIONS;
  * the table above and is tested by use instead.
  */
 export const EVENT_SOCKET_PATH = '/api/v1/app-conversations/{id}/events/socket';
+
+/** One TCP connection to a sandbox port over a WebSocket (`sandboxctl port-forward`), likewise. */
+export const PORT_FORWARD_PATH = '/api/v1/sandboxes/{id}/port-forward/{port}';
 
 /** `/a/{id}/b` with `{id: 'x/y'}` -> `/a/x%2Fy/b`; `{path}` of the proxy keeps its slashes. */
 export function fillPath(template: string, params: Record<string, string>): string {

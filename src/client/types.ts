@@ -30,6 +30,7 @@ import type {
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
 import type { SearchSnapshotsQuerySchema, SnapshotInfoSchema } from '../sandbox-server/models/snapshot.js';
+import type { PreviewTokenSchema, SandboxPortSchema } from '../sandbox-server/models/sandbox-port.js';
 import type { EngineInfoSchema, RegisterEngineRequestSchema, SearchEnginesQuerySchema } from '../sandbox-server/models/engine.js';
 import type { SettingsSchema, UpdateSettingsRequestSchema } from '../sandbox-server/models/settings.js';
 
@@ -48,6 +49,9 @@ export type SandboxInfo = z.output<typeof SandboxInfoSchema>;
 export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
 export type SearchSandboxesQuery = QueryOf<typeof SearchSandboxesQuerySchema>;
 export type StartSandboxRequest = z.input<typeof StartSandboxRequestSchema>;
+
+export type SandboxPort = z.output<typeof SandboxPortSchema>;
+export type PreviewToken = z.output<typeof PreviewTokenSchema>;
 
 export type SnapshotInfo = z.output<typeof SnapshotInfoSchema>;
 export type SearchSnapshotsQuery = QueryOf<typeof SearchSnapshotsQuerySchema>;

@@ -12,7 +12,7 @@ import { bodyLimit, jsonDepthLimit, rejectNulBytes } from '../http/request-guard
 import { createAgentClient } from './agent-client.js';
 import type { AppConversationContext, AppConversationSettings } from './services/app-conversations/context.js';
 import { StartTaskRunner } from './services/app-conversations/start-task-runner.js';
-import { apiKeyAuth, apiKeyStep, requireAdmin } from './auth.js';
+import { apiKeyAuth, apiKeyChecker, apiKeyStep, requireAdmin } from './auth.js';
 import type { Database } from './db/client.js';
 import { createActivityRecorder } from './services/sandboxes/record-activity.js';
 import { createProxyFastPath } from './proxy/fast-path.js';
@@ -27,6 +27,8 @@ import { registerWebhookRoutes } from './routes/webhooks/index.js';
 import { createWebhookTargets, type WebhookTargets } from './webhooks/targets.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerSandboxAgentProxy } from './routes/sandbox-agent-proxy.js';
+import { isPreviewRequest, sandboxPortRoutes } from './routes/sandbox-ports/index.js';
+import { previewAddressOf } from './preview/preview-host.js';
 import { registerSandboxSpecRoutes } from './routes/sandbox-specs/index.js';
 import { registerSandboxRoutes } from './routes/sandboxes/index.js';
 import type { EngineRuntimes, ReconcilerKick, ServiceContext, SnapshotEngine } from './services/context.js';
@@ -79,10 +81,12 @@ export interface SandboxServerAppOptions {
   logger?: Logger;
   /** Why a new spec's image could not run a sandbox; absent, images go unchecked. */
   whyImageUnfit?: ServiceContext['whyImageUnfit'];
+  /** Host mode's domain for preview URLs (PREVIEW_DOMAIN): `{port}-{sandbox id}.{domain}`; absent, path mode only. */
+  previewDomain?: string | null;
 }
 
-/** Requests forwarded to a sandbox: their bodies are the agent-server's to limit and read. */
-const isProxied = (c: Context): boolean => /^\/api\/v1\/sandboxes\/[^/]*\/agent(\/|$)/.test(c.req.path);
+/** Requests forwarded to a sandbox (its agent-server, or an app in it): their bodies are theirs to limit and read. */
+const isProxied = (c: Context): boolean => /^\/api\/v1\/sandboxes\/[^/]*\/agent(\/|$)/.test(c.req.path) || isPreviewRequest(c.req.method, c.req.path);
 
 export interface SandboxServerApp {
   app: OpenAPIHono;
@@ -118,6 +122,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   app.use('*', requestLogger({ logger: options.logger }));
   app.use('*', metricsMiddleware(metrics));
   const browser = options.browser ?? { allowedHosts: [], corsOrigins: [] };
+  const previewDomain = options.previewDomain ?? null;
+  // A preview host's traffic is its app's: the API's host, browser and key checks are not for it.
+  app.use('*', (c, next) => previews.hostMode(c, next));
   app.use('*', ...browserGuard(browser));
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   const targets = new TargetCache();
@@ -159,6 +166,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     engineAvailable: async (sandboxId: string) => (await options.reconciler.engineAvailable?.(sandboxId)) ?? true,
   };
   const keys = { user: options.apiKeys, admin: options.adminKeys ?? [] };
+  const previews = sandboxPortRoutes({ ...routeDeps, checkApiKey: apiKeyChecker(keys), previewDomain });
   const serveProxyFast = createProxyFastPath({
     admission: [...browserSteps(browser), apiKeyStep(keys)],
     targets,
@@ -173,7 +181,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   app.get('/', (c) =>
     c.json({ detail: 'This is sandbox-server. Its API is under /api/v1; read how to use it at /docs (the OpenAPI document: /openapi.json).' }),
   );
-  app.use('/api/*', apiKeyAuth(keys));
+  const requireApiKey = apiKeyAuth(keys);
+  // Preview traffic checks its own access: a browser holding a preview link has no API key.
+  app.use('/api/*', (c, next) => (isPreviewRequest(c.req.method, c.req.path) ? next() : requireApiKey(c, next)));
   const engineChanges = requireAdmin('Changing the engines', ['POST', 'PUT', 'PATCH', 'DELETE']);
   app.use('/api/v1/engines', engineChanges);
   app.use('/api/v1/engines/*', engineChanges);
@@ -185,6 +195,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   registerSandboxRoutes(app, ctx);
   registerSnapshotRoutes(app, ctx);
   registerSandboxAgentProxy(app, routeDeps);
+  previews.register(app);
   registerAppConversationRoutes(app, routeDeps);
   registerEventRoutes(app, {
     ctx: { ...ctx, feed: options.events, tail: new EventTail(options.db, options.events, logger), streams: new StreamLimit(options.maxEventStreamsPerKey ?? 100) },
@@ -205,7 +216,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   });
   const serveApp = getRequestListener(app.fetch);
   const listener: RequestListener = (req, res) => {
-    if (!serveProxyFast(req, res)) void serveApp(req, res);
+    if (previewAddressOf(req.headers.host, previewDomain) !== null || !serveProxyFast(req, res)) void serveApp(req, res);
   };
   return { app, listener, proxyFastPath: serveProxyFast, appListener: serveApp, injectWebSocket, startTasks };
 }

@@ -79,6 +79,13 @@ export const CONFIG_VARIABLES = {
     default: '',
     help: 'Comma-separated Host names served besides loopback names and addresses (others get 403, against DNS rebinding).',
   }),
+  PREVIEW_DOMAIN: variable({
+    schema: z
+      .string()
+      .regex(/^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*$/, 'must be a bare domain name, e.g. preview.example.com')
+      .optional(),
+    help: 'Domain of preview URLs in host mode: {port}-{sandbox id}.{PREVIEW_DOMAIN} reaches that port of that sandbox at `/`, on its own origin (e.g. localhost on one machine, or a wildcard DNS name pointing here). Unset: path mode only.',
+  }),
   CORS_ORIGINS: variable({
     schema: originList(),
     default: '',

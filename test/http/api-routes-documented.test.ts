@@ -16,6 +16,8 @@ describe('OpenAPI documents', () => {
         '/api/v1/app-conversations/{id}/events/socket',
         '/api/v1/events/socket',
         '/api/v1/sandboxes/{id}/agent/*',
+        '/api/v1/sandboxes/{id}/ports/*',
+        '/api/v1/sandboxes/{id}/port-forward/{port}',
       ]);
       expect(coverage).toEqual({ undocumented: [], unserved: [] });
     } finally {
@@ -29,7 +31,7 @@ describe('OpenAPI documents', () => {
     const server = await createAgentServerApp({ dataDir, sessionKeys: [] });
     try {
       const doc = (await (await server.app.request('/openapi.json')).json()) as OpenAPIDocument;
-      expect(compareRoutesWithDocument(server.app, doc, ['/sockets/*'])).toEqual({ undocumented: [], unserved: [] });
+      expect(compareRoutesWithDocument(server.app, doc, ['/sockets/*', '/api/ports/*', '/api/port-forward/{port}'])).toEqual({ undocumented: [], unserved: [] });
       expect(Object.keys(doc.paths ?? {})).toContain('/api/conversations/{conversation_id}/events/search');
     } finally {
       await server.close();

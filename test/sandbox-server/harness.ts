@@ -74,6 +74,8 @@ export async function openTestApp(
     onKick?: (db: DatabaseHandle['db'], sandboxId: string | undefined) => void;
     /** Who the dockerd at each URL says it is; absent, registrations go unchecked. */
     engineIdentity?: EngineIdentity;
+    /** PREVIEW_DOMAIN: host mode of preview URLs. */
+    previewDomain?: string;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
@@ -99,6 +101,7 @@ export async function openTestApp(
     events,
     runtimes: options.runtimes ?? { available: ['runc', 'runsc'] },
     ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
+    ...(options.previewDomain && { previewDomain: options.previewDomain }),
   });
   const callAs: TestApp['callAs'] = async (key, method, path, body, schema) => {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };

@@ -25,7 +25,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function browserGuard(options: BrowserGuardOptions): MiddlewareHandler[] {
   const steps = browserSteps(options);
   const guard: MiddlewareHandler = async function refuseCrossSite(c, next) {
-    const refusal = firstRefusal(steps, { method: c.req.method, url: new URL(c.req.url), header: (name) => c.req.header(name) });
+    const refusal = firstRefusal(steps, { method: c.req.method, url: servedUrl(c.req.url, c.req.header('host')), header: (name) => c.req.header(name) });
     if (refusal) throw refusal;
     return next();
   };
@@ -57,6 +57,24 @@ export function browserSteps(options: BrowserGuardOptions): AdmissionStep[] {
     return undefined;
   };
   return [allowedHost, sameSite];
+}
+
+/**
+ * The URL as the client addressed it. WebSocket upgrades reach the app with a URL on a fixed
+ * `http://localhost` base (@hono/node-ws), whatever the client's `Host`: judged by that, every
+ * upgrade would pass the host check (DNS rebinding) and every browser's own Origin would look
+ * foreign. The `Host` header is what the client sent, for upgrades and requests alike.
+ */
+function servedUrl(requestUrl: string, hostHeader: string | undefined): URL {
+  const url = new URL(requestUrl);
+  if (hostHeader) {
+    try {
+      url.host = hostHeader;
+    } catch {
+      return url;
+    }
+  }
+  return url;
 }
 
 /** Origins compare as the URL parser writes them: lower-case scheme and host, default port dropped. */

@@ -51,6 +51,7 @@ export function createApi(options: ApiOptions): SandboxServerApp {
     webhookTargets: options.webhookTargets,
     maxEventStreamsPerKey: config.MAX_EVENT_STREAMS_PER_KEY,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
+    previewDomain: config.PREVIEW_DOMAIN ?? null,
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { available: runtimes.available, failed: runtimes.failed, firewallProblem: runtimes.firewallProblem },
     runtimeProbes: (engine) => options.runtimeProbes.resultsOf(engine),

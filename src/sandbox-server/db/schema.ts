@@ -11,6 +11,8 @@ import type { Secrets } from '../../contracts/agent-server/secrets.js';
 export interface ExposedPort {
   name: string;
   container_port: number;
+  /** Its preview URL answers anyone, with no key or token. */
+  public?: boolean;
 }
 
 /**
@@ -112,6 +114,8 @@ export const sandboxes = pgTable(
     status: text('status', { enum: SANDBOX_STATUSES }).notNull(),
     statusDetail: text('status_detail'),
     sessionApiKey: text('session_api_key').notNull(),
+    /** Part of what signs its preview tokens (preview/preview-token.ts); replaced to revoke them all, null until then. */
+    previewKey: text('preview_key'),
     containerId: text('container_id'),
     /** name -> host port on `hostAddress`, read back from docker inspect. */
     hostPorts: jsonb('host_ports').$type<Record<string, number> | null>(),

@@ -11,6 +11,9 @@ export const ExposedPortSchema = z
   .object({
     name: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be upper case letters, digits and "_", e.g. AGENT_SERVER'),
     container_port: z.number().int().min(1).max(65_535),
+    public: z.boolean().optional().openapi({
+      description: 'Its preview URL answers anyone, with no API key or preview token (our extension); default false',
+    }),
   })
   .strict()
   .openapi('ExposedPort');

@@ -51,11 +51,14 @@ export async function forwardHttp(
   target: AgentServerTarget,
   path: string,
   search: string,
+  /** Changes the headers that go on (a preview's forwarded headers), after the dropped ones are gone. */
+  rewriteHeaders?: (headers: Record<string, string>) => void,
 ): Promise<Response> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
     if (!REQUEST_HEADERS_DROPPED.has(name)) headers[name] = value;
   });
+  rewriteHeaders?.(headers);
   headers[SESSION_KEY_HEADER_LOWER] = target.sessionApiKey;
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== null;
   let upstream: Response;

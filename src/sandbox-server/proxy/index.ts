@@ -1,2 +1,2 @@
-export { bridgeWebSocket } from './bridge-websocket.js';
+export { bridgeWebSocket } from '../../http/bridge-websocket.js';
 export { forwardHttp } from './forward-http.js';

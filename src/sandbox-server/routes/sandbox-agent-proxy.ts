@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
-import { bridgeWebSocket } from '../proxy/bridge-websocket.js';
+import { bridgeWebSocket } from '../../http/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
 import { ConflictError, UpstreamError } from '../../errors/index.js';
 import { engineAway } from '../proxy/engine-away.js';

@@ -44,6 +44,7 @@ function row(overrides: Partial<SandboxRow>): SandboxRow {
     status: 'RUNNING',
     statusDetail: null,
     sessionApiKey: 'key',
+    previewKey: null,
     containerId: 'c',
     hostPorts: null,
     hostAddress: null,

@@ -39,7 +39,7 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
       expect(status).toBe(200);
       expect(SandboxInfoSchema.parse(body)).toEqual(body);
       expect(body).toEqual({
-        id: expect.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{21}$/),
+        id: expect.stringMatching(/^[0-9a-f]{32}$/),
         created_by_user_id: null,
         sandbox_spec_id: DEFAULT_IMAGE,
         status: 'STARTING',

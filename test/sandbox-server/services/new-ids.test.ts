@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { newSandboxId, newSessionApiKey } from '../../../src/sandbox-server/services/sandboxes/new-ids.js';
 
 describe('new ids', () => {
-  it('makes 22-character URL-safe sandbox ids that start with a letter or digit', () => {
+  it('makes 32-digit lower-case hex sandbox ids, valid in a host name', () => {
     const ids = Array.from({ length: 2000 }, newSandboxId);
-    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{21}$/);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
     expect(new Set(ids).size).toBe(ids.length);
   });
 

@@ -11,6 +11,7 @@ const row: SandboxRow = {
   status: 'STARTING',
   statusDetail: null,
   sessionApiKey: 'secret-key',
+  previewKey: null,
   containerId: null,
   hostPorts: null,
   hostAddress: null,

@@ -3,7 +3,7 @@ import { EventSearchQuerySchema } from '../../../contracts/agent-server/event-qu
 import { SendMessageRequestSchema } from '../../../contracts/agent-server/conversation-requests.js';
 import { SESSION_KEY_QUERY } from '../../../contracts/agent-server/session-key.js';
 import { findAppConversation } from '../../services/app-conversations/find-app-conversation.js';
-import { bridgeWebSocket } from '../../proxy/bridge-websocket.js';
+import { bridgeWebSocket } from '../../../http/bridge-websocket.js';
 import { forwardHttp } from '../../proxy/forward-http.js';
 import { waitForAgentServer } from '../../services/sandboxes/wait-for-agent-server.js';
 import { errorResponses, SuccessSchema } from '../../models/common.js';

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * 16 random bytes as base64url: 22 URL-safe characters, unguessable and collision-free in
- * practice. An id starting with "-" or "_" is drawn again (1 draw in 32), since a leading "-"
- * reads as an option on command lines and Docker names must start with a letter or digit.
+ * 16 random bytes as 32 lower-case hex digits: unguessable and collision-free in practice, valid
+ * in a URL, a Docker name and a DNS label alike, so that a sandbox's preview host
+ * (`{port}-{id}.{PREVIEW_DOMAIN}`) can name it: host names are case-insensitive.
  */
 export function newSandboxId(): string {
-  for (;;) {
-    const id = randomBytes(16).toString('base64url');
-    if (/^[A-Za-z0-9]/.test(id)) return id;
-  }
+  return randomBytes(16).toString('hex');
 }
 
 /** 32 random bytes as base64url; a fresh one per sandbox, so one leaked key opens one sandbox. */

@@ -1,7 +1,7 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import { WebSocket } from 'ws';
-import { SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
-import { logger } from '../../logger.js';
+import { SESSION_KEY_QUERY } from '../contracts/agent-server/session-key.js';
+import { logger } from '../logger.js';
 
 const KEY_IN_QUERY = new RegExp(`${SESSION_KEY_QUERY}=[^&]*`);
 
@@ -16,16 +16,17 @@ function sendableCloseCode(code: number): number {
  * unchanged, frames the client sends before the upstream is open are queued, and a close on either
  * side closes the other with the same code (so 4001 / 4004 from an agent-server reach the client).
  * `onFrame` is told of every data frame either way: a client following an agent's events over one
- * long-lived socket is using its sandbox as much as one sending requests.
+ * long-lived socket is using its sandbox as much as one sending requests. `headers` go with the
+ * upstream handshake (a key the client must not see, the client's Origin for an app that checks it).
  */
-export function bridgeWebSocket(upstreamUrl: string, onFrame: () => void = () => {}): WSEvents<WebSocket> {
+export function bridgeWebSocket(upstreamUrl: string, onFrame: () => void = () => {}, headers: Record<string, string> = {}): WSEvents<WebSocket> {
   let upstream: WebSocket | undefined;
   const pending: (string | Buffer)[] = [];
   let clientClosed = false;
 
   return {
     onOpen(_event, client: WSContext<WebSocket>) {
-      upstream = new WebSocket(upstreamUrl);
+      upstream = new WebSocket(upstreamUrl, { headers });
       upstream.on('open', () => {
         for (const frame of pending.splice(0)) upstream?.send(frame);
       });
