@@ -11,6 +11,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   api: () => import('./api.js'),
   // Needs `npm run build`.
   proxy: () => import('./proxy.js'),
+  // Needs `npm run build`.
+  preview: () => import('./preview.js'),
   // Needs the Docker engine, the base image and `npm run build`.
   lifecycle: () => import('./lifecycle.js'),
   // Needs the Docker engine, the base image and `npm run build`.
