@@ -1,3 +1,4 @@
+import { SESSION_KEY_HEADER } from '../../../contracts/agent-server/session-key.js';
 import type { NodeWebSocket } from '@hono/node-ws';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -38,7 +39,7 @@ export function registerPortRoutes(app: OpenAPIHono, options: PortRoutesOptions)
       request: { params: z.object({ port: z.string(), path: z.string() }) },
       responses: {
         200: { description: "The app's answer" },
-        401: { description: 'Invalid or missing X-Session-API-Key' },
+        401: { description: `Invalid or missing ${SESSION_KEY_HEADER}` },
         422: { description: 'The port is not a number from 1 to 65535' },
         502: { description: 'Nothing answers on that port' },
       },
