@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { digestMatchesAny } from '../../contracts/digest-match.js';
 
 /**
  * A preview token: a signed, expiring pass to one port of one sandbox, for a person's browser that
@@ -27,7 +28,7 @@ export function verifyPreviewToken(key: PreviewTokenKey, sandboxId: string, port
   if (expiry * 1000 <= now.getTime()) return false;
   const expected = mac(key, sandboxId, port, expiry);
   const presented = Buffer.from(signature, 'base64url');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+  return presented.length === expected.length && digestMatchesAny([expected], presented);
 }
 
 function mac(key: PreviewTokenKey, sandboxId: string, port: number, expiry: number): Buffer {
