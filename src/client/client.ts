@@ -46,6 +46,24 @@ import type {
   WebhookDelivery,
 } from './types.js';
 
+/** A sandbox's ports: preview links, their revocation, and the port-forward socket. */
+function previewsOf(t: Transport) {
+  return {
+    /** The spec's exposed ports (but the agent-server's) with their preview URLs. */
+    ports: (id: string) => t.json<SandboxPort[]>('listSandboxPorts', { params: { id } }),
+    /** A preview link to one port (a number or an exposed port's name), valid `expiresIn` seconds (default 3600). */
+    previewToken: (id: string, port: number | string, expiresIn?: number) =>
+      t.json<PreviewToken>('createPreviewToken', { params: { id, port: String(port) }, json: expiresIn === undefined ? {} : { expires_in: expiresIn } }),
+    /** Ends every preview link of the sandbox given so far. */
+    revokePreviewTokens: (id: string) => t.json<Success>('revokePreviewTokens', { params: { id } }),
+    /** The URL of a WebSocket carrying one TCP connection to `port` in the sandbox, and the headers to open it with. */
+    portForwardSocket: (id: string, port: number) => ({
+      url: t.url(PORT_FORWARD_PATH.replace('{id}', encodeURIComponent(id)).replace('{port}', String(port))).toString().replace(/^http/, 'ws'),
+      headers: t.authHeaders(),
+    }),
+  };
+}
+
 export type SandboxServerClientOptions = TransportOptions;
 
 /** A request to a sandbox's agent-server through the control plane's proxy. */
@@ -144,18 +162,7 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       fork: (id: string, name?: string) => t.json<SandboxInfo>('forkSandbox', { params: { id }, json: name === undefined ? {} : { name } }),
       /** The sandbox's agent-server, reached through the control plane (which adds its session key). */
       agent: (sandboxId: string) => agentClient(t, sandboxId),
-      /** The spec's exposed ports (but the agent-server's) with their preview URLs. */
-      ports: (id: string) => t.json<SandboxPort[]>('listSandboxPorts', { params: { id } }),
-      /** A preview link to one port (a number or an exposed port's name), valid `expiresIn` seconds (default 3600). */
-      previewToken: (id: string, port: number | string, expiresIn?: number) =>
-        t.json<PreviewToken>('createPreviewToken', { params: { id, port: String(port) }, json: expiresIn === undefined ? {} : { expires_in: expiresIn } }),
-      /** Ends every preview link of the sandbox given so far. */
-      revokePreviewTokens: (id: string) => t.json<Success>('revokePreviewTokens', { params: { id } }),
-      /** The URL of a WebSocket carrying one TCP connection to `port` in the sandbox, and the headers to open it with. */
-      portForwardSocket: (id: string, port: number) => ({
-        url: t.url(PORT_FORWARD_PATH.replace('{id}', encodeURIComponent(id)).replace('{port}', String(port))).toString().replace(/^http/, 'ws'),
-        headers: t.authHeaders(),
-      }),
+      ...previewsOf(t),
     },
 
     appConversations: {
