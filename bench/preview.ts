@@ -8,19 +8,12 @@
  * start it. Run: `npm run build && LOG_LEVEL=warn npm run bench -- preview`.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandboxServerApp } from '../src/sandbox-server/app.js';
-import { openDatabase } from '../src/sandbox-server/db/client.js';
-import { sandboxes } from '../src/sandbox-server/db/schema.js';
-import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
-import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js';
-import { ensureDefaultSandboxSpec } from '../src/sandbox-server/services/sandbox-specs/default-spec.js';
-import { newSandboxId, newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
+import { newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
 import { AGENT_SERVER_PROGRAM, median, sequentialLatencies, startAgentServer, type Target, throughput } from './http-load.js';
+import { startControlPlaneBeside } from './control-plane-fixture.js';
 import { formatMs, formatRatio, percentile, printTable } from './measure.js';
 
 const API_KEY = 'bench-api-key-0123456789';
@@ -39,27 +32,9 @@ export async function run(): Promise<void> {
   const agentServer = await startAgentServer(data, sessionApiKey);
   const app = spawn(process.execPath, ['-e', APP], { stdio: ['ignore', 'pipe', 'inherit'] });
   const appPort = await new Promise<number>((resolve) => app.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-  const handle = await openDatabase({});
-  await registerConfiguredEngines(handle.db, undefined, 'unix:///var/run/docker.sock');
-  const specId = 'bench/agent-server:preview';
-  await ensureDefaultSandboxSpec(handle.db, specId);
-  const id = newSandboxId();
-  await handle.db.insert(sandboxes).values({
-    id,
-    specId,
-    engine: 'local',
-    desiredState: 'RUNNING',
-    status: 'RUNNING',
-    sessionApiKey,
-    hostPorts: { AGENT_SERVER: agentServer.port },
-    hostAddress: '127.0.0.1',
-  });
-  const { listener } = createSandboxServerApp({ db: handle.db, reconciler: { kick: () => {} }, apiKeys: [API_KEY], maxRunningSandboxes: 10, events: new EventFeed() });
-  const controlPlane = await new Promise<Server>((resolve) => {
-    const server = createServer(listener).listen(0, '127.0.0.1', () => resolve(server));
-  });
+  const controlPlane = await startControlPlaneBeside(agentServer.port, sessionApiKey, API_KEY);
   const direct: Target = { port: appPort, path: '/', headers: {} };
-  const previewed: Target = { port: (controlPlane.address() as AddressInfo).port, path: `/api/v1/sandboxes/${id}/ports/${appPort}/`, headers: { authorization: `Bearer ${API_KEY}` } };
+  const previewed: Target = { port: controlPlane.port, path: `/api/v1/sandboxes/${controlPlane.sandboxId}/ports/${appPort}/`, headers: { authorization: `Bearer ${API_KEY}` } };
   try {
     await throughput(direct, 300, CONCURRENCY);
     await throughput(previewed, 300, CONCURRENCY);
@@ -91,8 +66,7 @@ export async function run(): Promise<void> {
       ],
     );
   } finally {
-    await new Promise((resolve) => controlPlane.close(resolve));
-    await handle.close();
+    await controlPlane.close();
     app.kill('SIGTERM');
     agentServer.child.kill('SIGTERM');
     await agentServer.exited;

@@ -9,19 +9,12 @@
  * Run: `npm run build && LOG_LEVEL=warn npm run bench -- proxy` (LOG_LEVEL keeps the control
  * plane's per-request log lines out of the output).
  */
-import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandboxServerApp } from '../src/sandbox-server/app.js';
-import { openDatabase } from '../src/sandbox-server/db/client.js';
-import { registerConfiguredEngines } from '../src/sandbox-server/engines/register-engines.js';
-import { EventFeed } from '../src/sandbox-server/lifecycle-events/event-feed.js';
-import { sandboxes } from '../src/sandbox-server/db/schema.js';
-import { ensureDefaultSandboxSpec } from '../src/sandbox-server/services/sandbox-specs/default-spec.js';
-import { newSandboxId, newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
+import { newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
 import { AGENT_SERVER_PROGRAM as PROGRAM, cpuPerRequest, median, sequentialLatencies, startAgentServer, type Target, throughput as throughputAt } from './http-load.js';
+import { startControlPlaneBeside } from './control-plane-fixture.js';
 import { formatMs, formatRatio, percentile, printTable } from './measure.js';
 
 const API_KEY = 'bench-api-key-0123456789';
@@ -37,38 +30,11 @@ export async function run(): Promise<void> {
   const data = await mkdtemp(join(tmpdir(), 'bench-proxy-'));
   const sessionApiKey = newSessionApiKey();
   const agentServer = await startAgentServer(data, sessionApiKey);
-  const handle = await openDatabase({});
-  await registerConfiguredEngines(handle.db, undefined, 'unix:///var/run/docker.sock');
-  const server = await (async () => {
-    const specId = 'bench/agent-server:proxy';
-    await ensureDefaultSandboxSpec(handle.db, specId);
-    const id = newSandboxId();
-    await handle.db.insert(sandboxes).values({
-      id,
-      specId,
-      engine: 'local',
-      desiredState: 'RUNNING',
-      status: 'RUNNING',
-      sessionApiKey,
-      hostPorts: { AGENT_SERVER: agentServer.port },
-      hostAddress: '127.0.0.1',
-    });
-    const { listener } = createSandboxServerApp({
-      db: handle.db,
-      reconciler: { kick: () => {} },
-      apiKeys: [API_KEY],
-      maxRunningSandboxes: 10,
-      events: new EventFeed(),
-    });
-    const listening = await new Promise<Server>((resolve) => {
-      const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
-    });
-    return { listening, id };
-  })();
+  const server = await startControlPlaneBeside(agentServer.port, sessionApiKey, API_KEY);
   const direct: Target = { port: agentServer.port, path: '/api/conversations/count', headers: { 'x-session-api-key': sessionApiKey } };
   const proxied: Target = {
-    port: (server.listening.address() as AddressInfo).port,
-    path: `/api/v1/sandboxes/${server.id}/agent/api/conversations/count`,
+    port: server.port,
+    path: `/api/v1/sandboxes/${server.sandboxId}/agent/api/conversations/count`,
     headers: { authorization: `Bearer ${API_KEY}` },
   };
   try {
@@ -131,8 +97,7 @@ export async function run(): Promise<void> {
       ],
     );
   } finally {
-    await new Promise((resolve) => server.listening.close(resolve));
-    await handle.close();
+    await server.close();
     agentServer.child.kill('SIGTERM');
     await agentServer.exited;
     await rm(data, { recursive: true, force: true });

@@ -1,33 +1,20 @@
 import { SESSION_KEY_HEADER_LOWER } from '../../contracts/agent-server/session-key.js';
 import { Agent } from 'node:http';
+import { HOP_REQUEST_HEADERS, HOP_RESPONSE_HEADERS } from '../../http/hop-headers.js';
 import { sendParts } from '../../http/send.js';
 import type { LoopbackAddress } from './listening-address.js';
 
-/**
- * Headers that describe the hop, not the message (RFC 9110 7.6.1), and the agent-server's own
- * session key, which the app in the sandbox (the agent's code) must never see.
- */
-const REQUEST_HEADERS_DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-length',
-  SESSION_KEY_HEADER_LOWER,
-]);
-const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length']);
+/** The agent-server's own session key is for it alone: the app in the sandbox (the agent's code) never sees it. */
+const REQUEST_HEADERS_DROPPED = new Set<string>([...HOP_REQUEST_HEADERS, SESSION_KEY_HEADER_LOWER]);
 
 /** Connections to apps in the sandbox are reused, as the control plane reuses its own to us. */
 const TO_APPS = new Agent({ keepAlive: true, timeout: 60_000 });
 
 /**
  * Sends `request` on to the app listening on `address`:`port` in this sandbox, at `pathAndQuery`,
- * bodies streamed both ways. `Host` is kept: the app sees the name the browser used, as behind any
- * reverse proxy. Rejects when the app cannot be reached.
+ * bodies streamed both ways. `Host` is the agent-server's address as the control plane reached it;
+ * the control plane's X-Forwarded-Host, -Proto and -Prefix tell the app what the browser used.
+ * Rejects when the app cannot be reached.
  */
 export async function forwardToPort(request: Request, address: LoopbackAddress, port: number, pathAndQuery: string): Promise<Response> {
   const headers: Record<string, string> = {};
@@ -39,6 +26,6 @@ export async function forwardToPort(request: Request, address: LoopbackAddress, 
     { host: address, port, path: pathAndQuery },
     { method: request.method, headers, body: hasBody ? request.body : null, signal: request.signal, agent: TO_APPS },
   );
-  for (const name of RESPONSE_HEADERS_DROPPED) answer.headers.delete(name);
+  for (const name of HOP_RESPONSE_HEADERS) answer.headers.delete(name);
   return answer;
 }

@@ -1,23 +1,16 @@
 import { Agent } from 'node:http';
 import { SESSION_KEY_HEADER_LOWER } from '../../contracts/agent-server/session-key.js';
 import { UpstreamError } from '../../errors/index.js';
+import { HOP_REQUEST_HEADERS, HOP_RESPONSE_HEADERS } from '../../http/hop-headers.js';
 import { sendParts } from '../../http/send.js';
 import type { AgentServerTarget } from '../agent-client.js';
 
-// Hop-by-hop headers describe one connection, not the message (RFC 9110 7.6.1). `authorization`
-// carries the control plane's own credential, which must never reach a sandbox. The browser's
-// `origin` and `sec-fetch-*` were judged by the control plane; the hop to the agent-server is ours.
+// Besides the hop's own headers: `authorization` carries the control plane's own credential, which
+// must never reach a sandbox. The browser's `origin` and `sec-fetch-*` were judged by the control
+// plane; the hop to the agent-server is ours.
 export const REQUEST_HEADERS_DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
+  ...HOP_REQUEST_HEADERS,
   'host',
-  'content-length',
   'authorization',
   SESSION_KEY_HEADER_LOWER,
   'origin',
@@ -27,8 +20,6 @@ export const REQUEST_HEADERS_DROPPED = new Set([
   'sec-fetch-user',
 ]);
 
-// The body is streamed on as it arrives, chunked, so its length is left to the server that sends it.
-const RESPONSE_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length']);
 
 /**
  * Upstream connections are kept open and reused: a new TCP connection per request cost more than
@@ -73,6 +64,6 @@ export async function forwardHttp(
   } catch (err) {
     throw new UpstreamError(`Agent server unreachable: ${(err as Error).message}`);
   }
-  for (const name of RESPONSE_HEADERS_DROPPED) upstream.headers.delete(name);
+  for (const name of HOP_RESPONSE_HEADERS) upstream.headers.delete(name);
   return upstream;
 }
