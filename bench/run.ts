@@ -26,6 +26,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   // Needs tmux and script; its browser part needs Chromium.
   tools: () => import('./tools.js'),
   llm: () => import('./llm.js'),
+  // Needs git.
+  clone: () => import('./clone.js'),
   // Needs DATABASE_URL, the Docker engine (and ../shared/env/extra-engines.sh), the base image and `npm run build`.
   fleet: () => import('./fleet.js'),
 };
