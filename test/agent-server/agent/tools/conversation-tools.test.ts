@@ -68,7 +68,8 @@ describe('createConversationTools', () => {
   it('keeps the tools whose name filter_tools_regex matches from its start, never filtering the built-ins', async () => {
     const every = { tools: selectableToolNames().map((name) => ({ name })) };
     expect(await toolsFor({ ...every, filter_tools_regex: '(file|grep)' })).toEqual(['file_editor', 'grep', 'finish', 'think']);
-    expect(await toolsFor({ ...every, filter_tools_regex: '^(?!.*file).*_' })).toEqual(['task_tracker', 'list_directory', 'finish', 'think']);
+    expect(await toolsFor({ ...every, filter_tools_regex: '^(?!.*(file|browser)).*_' })).toEqual(['task_tracker', 'list_directory', 'finish', 'think']);
+    expect(await toolsFor({ ...every, filter_tools_regex: 'browser_.*_tab' })).toEqual(['browser_list_tabs', 'browser_switch_tab', 'browser_close_tab', 'finish', 'think']);
     expect(await toolsFor({ ...every, filter_tools_regex: '(?i)GL(?P<rest>OB)$' })).toEqual(['glob', 'finish', 'think']);
   });
 
@@ -84,6 +85,20 @@ describe('createConversationTools', () => {
       ['edit', 'EditAction', 'EditObservation', 'EditTool'],
       ['list_directory', 'ListDirectoryAction', 'ListDirectoryObservation', 'ListDirectoryTool'],
       ['planning_file_editor', 'PlanningFileEditorAction', 'PlanningFileEditorObservation', 'PlanningFileEditorTool'],
+      ['browser_navigate', 'BrowserNavigateAction', 'BrowserObservation', 'BrowserNavigateTool'],
+      ['browser_click', 'BrowserClickAction', 'BrowserObservation', 'BrowserClickTool'],
+      ['browser_get_state', 'BrowserGetStateAction', 'BrowserObservation', 'BrowserGetStateTool'],
+      ['browser_get_content', 'BrowserGetContentAction', 'BrowserObservation', 'BrowserGetContentTool'],
+      ['browser_type', 'BrowserTypeAction', 'BrowserObservation', 'BrowserTypeTool'],
+      ['browser_scroll', 'BrowserScrollAction', 'BrowserObservation', 'BrowserScrollTool'],
+      ['browser_go_back', 'BrowserGoBackAction', 'BrowserObservation', 'BrowserGoBackTool'],
+      ['browser_list_tabs', 'BrowserListTabsAction', 'BrowserObservation', 'BrowserListTabsTool'],
+      ['browser_switch_tab', 'BrowserSwitchTabAction', 'BrowserObservation', 'BrowserSwitchTabTool'],
+      ['browser_close_tab', 'BrowserCloseTabAction', 'BrowserObservation', 'BrowserCloseTabTool'],
+      ['browser_get_storage', 'BrowserGetStorageAction', 'BrowserObservation', 'BrowserGetStorageTool'],
+      ['browser_set_storage', 'BrowserSetStorageAction', 'BrowserObservation', 'BrowserSetStorageTool'],
+      ['browser_start_recording', 'BrowserStartRecordingAction', 'BrowserObservation', 'BrowserStartRecordingTool'],
+      ['browser_stop_recording', 'BrowserStopRecordingAction', 'BrowserObservation', 'BrowserStopRecordingTool'],
       ['finish', 'FinishAction', 'FinishObservation', 'FinishTool'],
       ['think', 'ThinkAction', 'ThinkObservation', 'ThinkTool'],
     ]);
@@ -116,6 +131,20 @@ describe('createConversationTools', () => {
       edit: ['file_path', 'old_string', 'new_string'],
       list_directory: [],
       planning_file_editor: ['command', 'path'],
+      browser_navigate: ['url'],
+      browser_click: ['index'],
+      browser_get_state: [],
+      browser_get_content: [],
+      browser_type: ['index', 'text'],
+      browser_scroll: [],
+      browser_go_back: [],
+      browser_list_tabs: [],
+      browser_switch_tab: ['tab_id'],
+      browser_close_tab: ['tab_id'],
+      browser_get_storage: [],
+      browser_set_storage: ['storage_state'],
+      browser_start_recording: [],
+      browser_stop_recording: [],
       finish: ['message'],
       think: ['thought'],
     });
