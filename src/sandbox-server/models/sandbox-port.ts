@@ -1,7 +1,14 @@
 import { z } from '@hono/zod-openapi';
 
+/** A sandbox id as a path gives it: NUL never reaches the database, which refuses it. */
+export const SandboxIdPathSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .refine((id) => !id.includes('\0'), 'Must not contain NUL bytes');
+
 export const SandboxPortParamsSchema = z.object({
-  id: z.string().min(1).max(128),
+  id: SandboxIdPathSchema,
   port: z.string().regex(/^(\d{1,5}|[A-Z][A-Z0-9_]{0,63})$/, 'a port number from 1 to 65535, or the name of one of the spec\'s exposed_ports'),
 });
 

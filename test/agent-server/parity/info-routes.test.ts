@@ -97,7 +97,7 @@ describe('information routes', () => {
     const desktop = new DesktopClient(keyed());
     try {
       expect(await tools.listTools()).toEqual([
-        'terminal', 'file_editor', 'task_tracker', 'glob', 'grep', 'read_file', 'write_file', 'edit', 'list_directory', 'planning_file_editor',
+        'terminal', 'file_editor', 'task_tracker', 'glob', 'grep', 'read_file', 'write_file', 'edit', 'list_directory', 'planning_file_editor', 'browser_tool_set',
       ]);
       expect(await skills.getSkills({ load_public: false, load_user: false, load_project: true, load_org: false })).toEqual({
         skills: [],

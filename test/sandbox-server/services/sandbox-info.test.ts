@@ -36,7 +36,7 @@ describe('toSandboxInfo', () => {
         created_by_user_id: null,
         sandbox_spec_id: 'spec',
         status,
-        status_detail: status === 'ERROR' || status === 'MISSING' ? 'container exited with code 137' : null,
+        status_detail: status === 'PAUSED' ? null : 'container exited with code 137',
         session_api_key: null,
         exposed_urls: null,
         created_at: '2030-01-01T00:00:00.123Z',

@@ -11,7 +11,7 @@ import { resolveTarget } from '../../services/sandboxes/resolve-target.js';
 import { createPreviewFactsReader, type PreviewFactsReader, previewPortOf, revokePreviewTokens } from '../../services/previews/preview-ports.js';
 import { parsePath, requireUpgrade } from '../websocket-route.js';
 import type { SandboxPortRouteDeps } from './deps.js';
-import { CreatePreviewTokenRequestSchema, DEFAULT_PREVIEW_TOKEN_SECONDS, PreviewTokenSchema, SandboxPortParamsSchema, SandboxPortSchema } from '../../models/sandbox-port.js';
+import { CreatePreviewTokenRequestSchema, DEFAULT_PREVIEW_TOKEN_SECONDS, SandboxIdPathSchema, PreviewTokenSchema, SandboxPortParamsSchema, SandboxPortSchema } from '../../models/sandbox-port.js';
 import { previewHostUrl, previewPathUrl } from './preview-urls.js';
 import { servePreview } from './serve-preview.js';
 
@@ -24,7 +24,7 @@ export function isPreviewRequest(method: string, path: string): boolean {
   return PREVIEW_PATH.test(path) && !(method === 'POST' && TOKEN_PATH.test(path));
 }
 
-const IdParamsSchema = z.object({ id: z.string().min(1).max(128) });
+const IdParamsSchema = z.object({ id: SandboxIdPathSchema });
 const detail = (description: string) => ({ description, content: { 'application/json': { schema: ErrorDetailSchema } } });
 
 const createTokenRoute = createRoute({
