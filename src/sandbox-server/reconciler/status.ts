@@ -49,9 +49,10 @@ function baseStatus(input: StatusInput): ObservedStatus {
   if (!container) {
     if (input.creating) return { status: 'STARTING', detail: input.createProgress ?? 'creating container' };
     if (desired === 'DELETED') return { status: 'MISSING', detail: 'deleted' };
-    if (input.hadContainer) return { status: 'MISSING', detail: 'container was removed outside the control plane' };
-    // A create that failed for good stays failed until the intent changes (pause and resume, delete).
+    // A create that failed for good stays failed until the intent changes (pause and resume, delete),
+    // also when it made a container and removed it again (an image the agent cannot run in).
     if (desired === 'RUNNING' && input.previous.status === 'ERROR') return input.previous;
+    if (input.hadContainer) return { status: 'MISSING', detail: 'container was removed outside the control plane' };
     // Paused before it ever started: nothing runs, and resuming creates it.
     if (desired === 'PAUSED') return { status: 'PAUSED', detail: null };
     return { status: 'STARTING', detail: null };

@@ -58,6 +58,12 @@ describe('computeStatus', () => {
     expect(computeStatus(input({ hadContainer: true, previous: { status: 'RUNNING', detail: null } })).detail).toContain('removed outside');
   });
 
+  it('keeps a sandbox that failed for good ERROR when the container its create made and removed is gone', () => {
+    const failed = { status: 'ERROR' as const, detail: 'image x cannot run the agent: it has no bash' };
+    expect(computeStatus(input({ hadContainer: true, previous: failed }))).toEqual(failed);
+    expect(computeStatus(input({ desired: 'PAUSED', hadContainer: true, previous: failed })).status).toBe('MISSING');
+  });
+
   it('is STARTING before the first container and PAUSED when paused before it ever ran', () => {
     expect(computeStatus(input({})).status).toBe('STARTING');
     expect(computeStatus(input({ desired: 'PAUSED' }))).toEqual({ status: 'PAUSED', detail: null });
