@@ -42,9 +42,12 @@ export async function click(session: BrowserSession, index: number, newTab: bool
     return { text: `Opened the link of element ${index} in new tab ${session.tabIdOf(tab)}. ${await pageLine(tab)}` };
   }
   const before = new Set(page.context().pages());
+  // The new tab of a target="_blank" link is reported a moment after the click, later still on a
+  // loaded machine: such a click waits for it rather than finding it only if it came in time.
+  const popup = (await opensNewTab(element)) ? page.waitForEvent('popup', { timeout: SETTLE_MS }).catch(() => undefined) : undefined;
   await element.click({ timeout: ACTION_TIMEOUT_MS });
   await settle(page);
-  const opened = page.context().pages().find((candidate) => !before.has(candidate));
+  const opened = (await popup) ?? page.context().pages().find((candidate) => !before.has(candidate));
   if (opened) {
     await opened.waitForLoadState('domcontentloaded', { timeout: SETTLE_MS }).catch(() => undefined);
     session.select(opened);
@@ -145,6 +148,16 @@ async function elementAt(page: Page, index: number): Promise<Locator> {
     throw new BrowserActionError(`No element has index ${index} on this page. Call browser_get_state for the current elements and their indices.`);
   }
   return element.first();
+}
+
+/** Whether clicking the element follows a link or submits a form into another browsing context. */
+async function opensNewTab(element: Locator): Promise<boolean> {
+  return element
+    .evaluate((node) => {
+      const target = node.closest('a[target], area[target], form[target]')?.getAttribute('target')?.toLowerCase();
+      return target !== undefined && target !== '' && !['_self', '_parent', '_top'].includes(target);
+    })
+    .catch(() => false);
 }
 
 /** A link's absolute target, or null when the element is not a link. */
