@@ -68,12 +68,17 @@ describe.each(testDrivers)('a snapshot taken through a replica that does not rec
       expect(fake.calls.filter((call) => call.verb === 'unpause')).toEqual([]);
       // Each phase is committed as it ends, not with the snapshot's row: a follower sees it advance.
       const phases = (events: { type: string; status: string | null; status_detail: string | null }[]) => events.map((e) => [e.type, e.status, e.status_detail]);
-      expect(phases(await snapshotEvents(sandbox.id))).toEqual([
-        ['snapshot.progress', 'measured', '0 bytes'],
-        ['snapshot.progress', 'copied', '0 bytes'],
-        ['snapshot.progress', 'paused', null],
-        ['snapshot.progress', 'committed', '0 bytes'],
-      ]);
+      // The commit phase's event lands a moment after the container is seen paused, later on a loaded machine.
+      await vi.waitFor(
+        async () =>
+          expect(phases(await snapshotEvents(sandbox.id))).toEqual([
+            ['snapshot.progress', 'measured', '0 bytes'],
+            ['snapshot.progress', 'copied', '0 bytes'],
+            ['snapshot.progress', 'paused', null],
+            ['snapshot.progress', 'committed', '0 bytes'],
+          ]),
+        { timeout: 10_000, interval: 20 },
+      );
 
       release();
       const answer = await taking;
