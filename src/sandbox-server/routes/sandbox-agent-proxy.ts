@@ -2,16 +2,13 @@ import { z } from '@hono/zod-openapi';
 import { SESSION_KEY_QUERY } from '../../contracts/agent-server/session-key.js';
 import { bridgeWebSocket } from '../../http/bridge-websocket.js';
 import { forwardHttp } from '../proxy/forward-http.js';
-import { ConflictError, UpstreamError } from '../../errors/index.js';
-import { engineAway } from '../proxy/engine-away.js';
 import { PROXY_ROUTE } from '../proxy/fast-path.js';
 import { ErrorDetailSchema } from '../models/common.js';
-import { resolveTarget } from '../services/sandboxes/resolve-target.js';
 import type { AppConversationRouteRegistrar } from './app-conversations/deps.js';
 import { parsePath } from './websocket-route.js';
+import { reachSandbox, sendToSandbox } from './reach-sandbox.js';
 
 const PROXY_PATH = '/api/v1/sandboxes/{id}/agent/{path}';
-const ACCESS_TIMEOUT_MS = 120_000;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const detail = (description: string) => ({ description, content: { 'application/json': { schema: ErrorDetailSchema } } });
 const ProxyParamsSchema = z.object({
@@ -48,27 +45,13 @@ export const registerSandboxAgentProxy: AppConversationRouteRegistrar = (app, de
 
   app.all(PROXY_ROUTE, async (c) => {
     const { id } = parsePath(ProxyParamsSchema, { id: c.req.param('id') });
-    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS }).catch(async (error: unknown) => {
-      // An engine shutting down stops its containers first: the failed state seen meanwhile is
-      // the engine's doing, and the reconciler restores the sandbox when the engine returns.
-      if (error instanceof ConflictError && !(await deps.engineAvailable(id))) throw engineAway(id);
-      throw error;
-    });
-    deps.recordActivity(id);
+    const target = await reachSandbox(deps, id);
     const url = new URL(c.req.url);
     const path = url.pathname.slice(url.pathname.indexOf('/agent/') + '/agent'.length);
     if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
       url.searchParams.set(SESSION_KEY_QUERY, target.sessionApiKey);
       return deps.upgradeWebSocket(c, bridgeWebSocket(`${target.baseUrl.replace(/^http/, 'ws')}${path}?${url.searchParams}`, () => deps.recordActivity(id)));
     }
-    try {
-      return await forwardHttp(c.req.raw, target, path, url.search);
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      // Unreachable: the container may have gone or moved; the next request looks it up again.
-      deps.targets.forget(id);
-      if (!(await deps.engineAvailable(id))) throw engineAway(id);
-      throw error;
-    }
+    return sendToSandbox(deps, id, () => forwardHttp(c.req.raw, target, path, url.search));
   });
 };

@@ -1,19 +1,17 @@
 import { SESSION_KEY_HEADER_LOWER } from '../../../contracts/agent-server/session-key.js';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { ConflictError } from '../../../errors/index.js';
 import { bridgeWebSocket } from '../../../http/bridge-websocket.js';
 import { errorResponses, ErrorDetailSchema, SuccessSchema } from '../../models/common.js';
 import { previewAddressOf } from '../../preview/preview-host.js';
 import { signPreviewToken } from '../../preview/preview-token.js';
-import { engineAway } from '../../proxy/engine-away.js';
-import { resolveTarget } from '../../services/sandboxes/resolve-target.js';
 import { createPreviewFactsReader, type PreviewFactsReader, previewPortOf, revokePreviewTokens } from '../../services/previews/preview-ports.js';
 import { parsePath, requireUpgrade } from '../websocket-route.js';
 import type { SandboxPortRouteDeps } from './deps.js';
 import { CreatePreviewTokenRequestSchema, DEFAULT_PREVIEW_TOKEN_SECONDS, SandboxIdPathSchema, PreviewTokenSchema, SandboxPortParamsSchema, SandboxPortSchema } from '../../models/sandbox-port.js';
 import { previewHostUrl, previewPathUrl } from './preview-urls.js';
 import { servePreview } from './serve-preview.js';
+import { reachSandbox } from '../reach-sandbox.js';
 
 /** Path mode: `/api/v1/sandboxes/{id}/ports/{port}/...` (answered here, not by the API key check alone). */
 export const PREVIEW_PATH = /^\/api\/v1\/sandboxes\/[^/]+\/ports\/[^/]+(\/|$)/;
@@ -125,11 +123,7 @@ function registerRoutes(app: OpenAPIHono, deps: SandboxPortRouteDeps, facts: Pre
     const { id, port } = parsePath(SandboxPortParamsSchema, { id: c.req.param('id'), port: c.req.param('port') });
     requireUpgrade(c.req.header('upgrade'));
     const number = previewPortOf(await facts.read(id), port).port;
-    const target = await resolveTarget(deps.ctx, deps.targets, id, { resume: 'if-spec-allows', timeoutMs: 120_000 }).catch(async (error: unknown) => {
-      if (error instanceof ConflictError && !(await deps.engineAvailable(id))) throw engineAway(id);
-      throw error;
-    });
-    deps.recordActivity(id);
+    const target = await reachSandbox(deps, id);
     const socketUrl = `${target.baseUrl.replace(/^http/, 'ws')}/api/port-forward/${number}`;
     return deps.upgradeWebSocket(c, bridgeWebSocket(socketUrl, () => deps.recordActivity(id), { [SESSION_KEY_HEADER_LOWER]: target.sessionApiKey }));
   });

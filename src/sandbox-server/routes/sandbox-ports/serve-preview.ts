@@ -1,20 +1,18 @@
 import { SESSION_KEY_HEADER_LOWER } from '../../../contracts/agent-server/session-key.js';
 import type { Context } from 'hono';
-import { ConflictError, DomainError, UnauthorizedError, UpstreamError } from '../../../errors/index.js';
+import { DomainError, UnauthorizedError } from '../../../errors/index.js';
 import { bridgeWebSocket } from '../../../http/bridge-websocket.js';
 import { errorPage, prefersHtml } from '../../../http/error-page.js';
 import { statusOf } from '../../../http/errors.js';
 import { verifyPreviewToken } from '../../preview/preview-token.js';
-import { engineAway } from '../../proxy/engine-away.js';
 import { forwardHttp } from '../../proxy/forward-http.js';
-import { resolveTarget } from '../../services/sandboxes/resolve-target.js';
 import { type PreviewFacts, type PreviewFactsReader, previewPortOf } from '../../services/previews/preview-ports.js';
 import type { SandboxPortRouteDeps } from './deps.js';
 import { previewCookie, previewCookieValues, withoutPreviewCookie } from './preview-cookie.js';
+import { reachSandbox, sendToSandbox } from '../reach-sandbox.js';
 
 /** The query parameter a preview link carries its token in, once: it becomes a cookie at once. */
 export const PREVIEW_TOKEN_QUERY = 'preview_token';
-const ACCESS_TIMEOUT_MS = 120_000;
 
 /** One preview request: which sandbox and port (as the URL names it), the path for the app, and where its cookie lives. */
 export interface PreviewRequest {
@@ -68,19 +66,14 @@ async function forward(c: Context, deps: SandboxPortRouteDeps, factsReader: Prev
     }
   }
 
-  const target = await resolveTarget(deps.ctx, deps.targets, sandboxId, { resume: 'if-spec-allows', timeoutMs: ACCESS_TIMEOUT_MS }).catch(async (error: unknown) => {
-    if (error instanceof ConflictError && !(await deps.engineAvailable(sandboxId))) throw engineAway(sandboxId);
-    throw error;
-  });
-  deps.recordActivity(sandboxId);
+  const target = await reachSandbox(deps, sandboxId);
   const upstreamPath = `/api/ports/${port}${request.path}`;
   if (c.req.header('upgrade')?.toLowerCase() === 'websocket') {
     const socketUrl = `${target.baseUrl.replace(/^http/, 'ws')}${upstreamPath}${url.search}`;
     return deps.upgradeWebSocket(c, bridgeWebSocket(socketUrl, () => deps.recordActivity(sandboxId), { [SESSION_KEY_HEADER_LOWER]: target.sessionApiKey }));
   }
-  let answer: Response;
-  try {
-    answer = await forwardHttp(c.req.raw, target, upstreamPath, url.search, (headers) => {
+  const answer = await sendToSandbox(deps, sandboxId, () =>
+    forwardHttp(c.req.raw, target, upstreamPath, url.search, (headers) => {
       if (headers.cookie !== undefined) {
         const theirs = withoutPreviewCookie(headers.cookie);
         if (theirs) headers.cookie = theirs;
@@ -89,13 +82,8 @@ async function forward(c: Context, deps: SandboxPortRouteDeps, factsReader: Prev
       headers['x-forwarded-host'] = url.host;
       headers['x-forwarded-proto'] = c.req.header('x-forwarded-proto') ?? url.protocol.slice(0, -1);
       if (request.prefix) headers['x-forwarded-prefix'] = request.prefix;
-    });
-  } catch (error) {
-    if (!(error instanceof UpstreamError)) throw error;
-    deps.targets.forget(sandboxId);
-    if (!(await deps.engineAvailable(sandboxId))) throw engineAway(sandboxId);
-    throw error;
-  }
+    }),
+  );
   if (setCookie) answer.headers.append('set-cookie', setCookie);
   return answer;
 }
