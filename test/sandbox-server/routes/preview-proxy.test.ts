@@ -2,7 +2,7 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
 import { sandboxes } from '../../../src/sandbox-server/db/schema.js';
@@ -118,6 +118,19 @@ describe('preview proxy (control plane -> agent-server -> app)', () => {
       expect(await answered, url).toBe('pong to ping at /ws with no cookie');
       ws.close();
     }
+  });
+
+  it('counts preview traffic as activity for idle pause', async () => {
+    // Activity is written at most once a second per sandbox: the earlier tests' requests were just now.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const before = new Date(Date.now() - 3_600_000);
+    await t.handle.db.update(sandboxes).set({ lastActiveAt: before }).where(eq(sandboxes.id, sandboxId));
+    const page = await fetch(`${base}/api/v1/sandboxes/${sandboxId}/ports/${appPort}/`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(page.status).toBe(200);
+    await vi.waitFor(async () => {
+      const [row] = await t.handle.db.select({ lastActiveAt: sandboxes.lastActiveAt }).from(sandboxes).where(eq(sandboxes.id, sandboxId));
+      expect(row!.lastActiveAt.getTime()).toBeGreaterThan(before.getTime() + 60_000);
+    });
   });
 
   it('refuses a WebSocket without a key or cookie', async () => {
