@@ -6,21 +6,16 @@
  * must now see the link whenever it is there, and refuse it. 200 views and 200 edits per runtime.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
 import { pageSchema } from '../../src/contracts/paging.js';
 import { EventSchema, type ObservationEvent } from '../../src/events/index.js';
 import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
-import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, type E2eControlPlane, startE2eControlPlane } from './harness.js';
+import { SANDBOX_LLM_BASE_URL, startRunningSandbox } from './sandbox-agent.js';
 
 const docker = await connectDocker();
-const SANDBOX_LLM_PORT = 18082;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const RACES = 200;
 /** Tool calls per LLM answer: the editor runs them one after another. */
 const CALLS_PER_STEP = 50;
@@ -36,7 +31,7 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('the file editor against
     cp = await startE2eControlPlane({
       SANDBOX_RUNTIME: runtime,
       LLM_MODEL: 'openai/scripted',
-      LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`,
+      LLM_BASE_URL: SANDBOX_LLM_BASE_URL,
       LLM_API_KEY: canary,
     });
   }, 180_000);
@@ -46,20 +41,8 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('the file editor against
   });
 
   it(`reads no secret and writes no root file in ${RACES} views and ${RACES} edits`, async () => {
-    const sandbox = (await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
-    await cp.sandboxUntil(sandbox.id, 'RUNNING');
-    const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;
-    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 60 }, BashOutputSchema)).body;
-    const upload = async (path: string, content: string) => {
-      const form = new FormData();
-      form.append('file', new Blob([content]), 'file');
-      const response = await fetch(`${cp.url}${agent(`/api/file/upload?path=${encodeURIComponent(path)}`)}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${cp.apiKey}` },
-        body: form,
-      });
-      expect(response.status).toBe(200);
-    };
+    const { sandbox, path: agent, bash: bashWithTimeout, upload, startScriptedLlm } = await startRunningSandbox(cp);
+    const bash = (command: string) => bashWithTimeout(command, 60);
 
     const conversationId = randomUUID();
     const meta = `/data/conversations/${conversationId}/meta.json`;
@@ -75,18 +58,12 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('the file editor against
       ),
       { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
     ];
-    await upload('/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
-    await upload('/tmp/llm/script.json', JSON.stringify(script));
     expect((await bash(`cat /app/package.json`)).stdout).toBe(ROOT_PACKAGE_JSON);
     // The attacker, as the agent's own user, as fast as it can: t is its file, then a link to
     // meta.json, then its file, then a link to /app/package.json, each swap one atomic rename.
     await upload('/tmp/swapper.mjs', swapperScript(meta));
-    const launched = await bash(
-      `(cd /workspace && setsid node /tmp/swapper.mjs > /dev/null 2>&1 < /dev/null &) && ` +
-        `setsid node /tmp/llm/server.mjs ${SANDBOX_LLM_PORT} /tmp/llm/script.json > /tmp/llm/log 2>&1 < /dev/null & ` +
-        `for i in $(seq 100); do node -e "fetch('http://127.0.0.1:${SANDBOX_LLM_PORT}/').then(() => process.exit(0), () => process.exit(1))" && exit 0; sleep 0.1; done; exit 1`,
-    );
-    expect(launched.exit_code).toBe(0);
+    expect((await bash('(cd /workspace && setsid node /tmp/swapper.mjs > /dev/null 2>&1 < /dev/null &)')).exit_code).toBe(0);
+    await startScriptedLlm(script);
 
     const started = await cp.request('POST', '/api/v1/app-conversations?wait=true', {
       sandbox_id: sandbox.id,

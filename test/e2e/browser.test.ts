@@ -1,23 +1,17 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
 import { ConversationInfoSchema } from '../../src/contracts/agent-server/conversation-info.js';
 import { pageSchema } from '../../src/contracts/paging.js';
 import { EventSchema, type Event, type Observation } from '../../src/events/index.js';
-import { buildAgentServerImage } from '../../src/sandbox-server/image/index.js';
-import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
-import { ensureBuilt } from '../helpers/build.js';
 import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { type E2eControlPlane, startE2eControlPlane } from './harness.js';
+import { buildSuiteImage, SANDBOX_LLM_BASE_URL, startRunningSandbox, waitForLoopbackPort } from './sandbox-agent.js';
 
 const docker = await connectDocker();
-const SANDBOX_LLM_PORT = 18080;
 const PAGE_PORT = 18081;
 const FIXTURES = join(import.meta.dirname, 'fixtures');
-const checkoutTag = createHash('sha256').update(import.meta.dirname).digest('hex').slice(0, 8);
 
 /**
  * The BrowserToolSet in real sandboxes under gVisor, through the control plane: in an image with
@@ -32,17 +26,14 @@ describe.runIf(docker).each([
 ])('the browser tools in a sandbox of $base under runsc', ({ base, chromium }) => {
   let cp: E2eControlPlane;
   const engine = docker as Docker;
-  const image = `sandbox-server/agent-server:e2e-browser-${base.replace(/[^a-z0-9]+/g, '-')}-${checkoutTag}`;
 
   beforeAll(async () => {
-    await ensureBuilt();
-    await buildAgentServerImage({ baseImage: base, tag: image });
     cp = await startE2eControlPlane({
-      AGENT_SERVER_IMAGE: image,
+      AGENT_SERVER_IMAGE: await buildSuiteImage('browser', base),
       SANDBOX_BASE_IMAGE: base,
       SANDBOX_RUNTIME: 'runsc',
       LLM_MODEL: 'openai/scripted',
-      LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`,
+      LLM_BASE_URL: SANDBOX_LLM_BASE_URL,
     });
   }, 300_000);
   afterAll(async () => {
@@ -51,20 +42,7 @@ describe.runIf(docker).each([
   });
 
   it(chromium ? 'opens a page, types, clicks by index, reads the change, and shows the LLM a screenshot' : 'answers a browser call with a clear error', async () => {
-    const sandbox = (await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
-    await cp.sandboxUntil(sandbox.id, 'RUNNING');
-    const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;
-    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 30 }, BashOutputSchema)).body;
-    const upload = async (path: string, content: string) => {
-      const form = new FormData();
-      form.append('file', new Blob([content]), 'file');
-      const response = await fetch(`${cp.url}${agent(`/api/file/upload?path=${encodeURIComponent(path)}`)}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${cp.apiKey}` },
-        body: form,
-      });
-      expect(response.status).toBe(200);
-    };
+    const { path: agent, bash, upload, startScriptedLlm } = await startRunningSandbox(cp);
 
     const page = `http://127.0.0.1:${PAGE_PORT}/`;
     const calls = chromium
@@ -78,22 +56,15 @@ describe.runIf(docker).each([
         ]
       : [{ name: 'browser_navigate', arguments: { url: page } }];
     const script = [...calls.map((call) => ({ tool_calls: [call] })), { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] }];
-    await upload('/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
-    await upload('/tmp/llm/page.mjs', await readFile(join(FIXTURES, 'greeter-page.mjs'), 'utf8'));
-    await upload('/tmp/llm/script.json', JSON.stringify(script));
-    const waitFor = (port: number) =>
-      `for i in $(seq 100); do node -e "fetch('http://127.0.0.1:${port}/').then(() => process.exit(0), () => process.exit(1))" && break; sleep 0.1; done`;
-    const launched = await bash(
-      `mkdir -p /tmp/llm/requests && setsid node /tmp/llm/server.mjs ${SANDBOX_LLM_PORT} /tmp/llm/script.json /tmp/llm/requests > /tmp/llm/log 2>&1 < /dev/null & ` +
-        `setsid node /tmp/llm/page.mjs ${PAGE_PORT} > /tmp/llm/page.log 2>&1 < /dev/null & ` +
-        `${waitFor(SANDBOX_LLM_PORT)}; ${waitFor(PAGE_PORT)}; node -e "fetch('${page}').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"`,
-    );
+    await startScriptedLlm(script, { keepRequests: true });
+    await upload('/tmp/page/page.mjs', await readFile(join(FIXTURES, 'greeter-page.mjs'), 'utf8'));
+    const launched = await bash(`setsid node /tmp/page/page.mjs ${PAGE_PORT} > /tmp/page/log 2>&1 < /dev/null & (${waitForLoopbackPort(PAGE_PORT)})`);
     expect(launched.exit_code).toBe(0);
 
     const created = await cp.request('POST', agent('/api/conversations'), {
       agent: {
         kind: 'Agent',
-        llm: { model: 'openai/scripted', base_url: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`, api_key: 'sk-none' },
+        llm: { model: 'openai/scripted', base_url: SANDBOX_LLM_BASE_URL, api_key: 'sk-none' },
         tools: [{ name: 'BrowserToolSet' }],
       },
       workspace: { working_dir: '/workspace' },

@@ -1,9 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
 import { pageSchema } from '../../src/contracts/paging.js';
 import { EventSchema, ObservationEventSchema } from '../../src/events/index.js';
 import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
@@ -12,11 +9,10 @@ import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-s
 import { LABEL_AGENT_SERVER_VERSION, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
+import { SANDBOX_LLM_BASE_URL, startRunningSandbox } from './sandbox-agent.js';
 
 const docker = await connectDocker();
 const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
-const SANDBOX_LLM_PORT = 18080;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const EventPageSchema = pageSchema(EventSchema);
 
 /**
@@ -39,7 +35,7 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
     cp = await startE2eControlPlane({
       SANDBOX_RUNTIME: runtime,
       LLM_MODEL: 'openai/scripted',
-      LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`,
+      LLM_BASE_URL: SANDBOX_LLM_BASE_URL,
     });
   }, 180_000);
   afterAll(async () => {
@@ -119,33 +115,13 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
   });
 
   gvisorOnly('runs the agent loop inside the sandbox: real commands in its terminal, real files from its editor', async () => {
-    const sandbox = (await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
-    await cp.sandboxUntil(sandbox.id, 'RUNNING');
-    const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;
-    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 30 }, BashOutputSchema)).body;
-    const upload = async (path: string, content: string) => {
-      const form = new FormData();
-      form.append('file', new Blob([content]), 'file');
-      const response = await fetch(`${cp.url}${agent(`/api/file/upload?path=${encodeURIComponent(path)}`)}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${cp.apiKey}` },
-        body: form,
-      });
-      expect(response.status).toBe(200);
-    };
-
+    const { sandbox, bash, startScriptedLlm } = await startRunningSandbox(cp);
     const script = [
       { tool_calls: [{ name: 'terminal', arguments: { command: 'uname -s && whoami && cat /etc/debian_version' } }] },
       { tool_calls: [{ name: 'file_editor', arguments: { command: 'create', path: '/workspace/hello.txt', file_text: 'hello from the agent\n' } }] },
       { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
     ];
-    await upload('/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
-    await upload('/tmp/llm/script.json', JSON.stringify(script));
-    const launched = await bash(
-      `setsid node /tmp/llm/server.mjs ${SANDBOX_LLM_PORT} /tmp/llm/script.json > /tmp/llm/log 2>&1 < /dev/null & ` +
-        `for i in $(seq 100); do node -e "fetch('http://127.0.0.1:${SANDBOX_LLM_PORT}/').then(() => process.exit(0), () => process.exit(1))" && exit 0; sleep 0.1; done; exit 1`,
-    );
-    expect(launched.exit_code).toBe(0);
+    await startScriptedLlm(script);
 
     const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', {
       sandbox_id: sandbox.id,

@@ -1,25 +1,17 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BashOutputSchema } from '../../src/contracts/agent-server/bash.js';
 import { ConversationInfoSchema } from '../../src/contracts/agent-server/conversation-info.js';
 import { pageSchema } from '../../src/contracts/paging.js';
 import { EventSchema, type Event } from '../../src/events/index.js';
-import { buildAgentServerImage } from '../../src/sandbox-server/image/index.js';
-import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
-import { ensureBuilt } from '../helpers/build.js';
 import { connectDocker, removeInstanceResources, TEST_BASE_IMAGE } from '../helpers/docker.js';
 import { bundleMcpServers } from '../helpers/mcp-servers.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 import { type E2eControlPlane, startE2eControlPlane } from './harness.js';
+import { buildSuiteImage, SANDBOX_LLM_BASE_URL, startRunningSandbox, waitForLoopbackPort } from './sandbox-agent.js';
 
 const docker = await connectDocker();
-const SANDBOX_LLM_PORT = 18080;
 const SANDBOX_MCP_PORT = 18090;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
-const checkoutTag = createHash('sha256').update(import.meta.dirname).digest('hex').slice(0, 8);
 
 /**
  * MCP servers written with the SDK, answering the agent inside a real sandbox under gVisor, through
@@ -30,18 +22,15 @@ describe.runIf(docker)('MCP tools in a sandbox under runsc', () => {
   let cp: E2eControlPlane;
   let bundles: string;
   const engine = docker as Docker;
-  const image = `sandbox-server/agent-server:e2e-mcp-${checkoutTag}`;
 
   beforeAll(async () => {
     bundles = await makeTempDir('mcp-e2e-bundles-');
-    await ensureBuilt();
-    await buildAgentServerImage({ baseImage: TEST_BASE_IMAGE, tag: image });
     cp = await startE2eControlPlane({
-      AGENT_SERVER_IMAGE: image,
+      AGENT_SERVER_IMAGE: await buildSuiteImage('mcp', TEST_BASE_IMAGE),
       SANDBOX_BASE_IMAGE: TEST_BASE_IMAGE,
       SANDBOX_RUNTIME: 'runsc',
       LLM_MODEL: 'openai/scripted',
-      LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`,
+      LLM_BASE_URL: SANDBOX_LLM_BASE_URL,
     });
   }, 300_000);
   afterAll(async () => {
@@ -51,22 +40,7 @@ describe.runIf(docker)('MCP tools in a sandbox under runsc', () => {
   });
 
   it('calls a stdio server run as the agent user and a Streamable HTTP server on the sandbox’s loopback', async () => {
-    const sandbox = (await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body;
-    await cp.sandboxUntil(sandbox.id, 'RUNNING');
-    const agent = (path: string) => `/api/v1/sandboxes/${sandbox.id}/agent${path}`;
-    const bash = async (command: string) => (await cp.request('POST', agent('/api/bash/execute_bash_command'), { command, timeout: 30 }, BashOutputSchema)).body;
-    const upload = async (path: string, content: string) => {
-      const form = new FormData();
-      form.append('file', new Blob([content]), 'file');
-      const response = await fetch(`${cp.url}${agent(`/api/file/upload?path=${encodeURIComponent(path)}`)}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${cp.apiKey}` },
-        body: form,
-      });
-      expect(response.status).toBe(200);
-    };
-    const waitForPort = (port: number) =>
-      `for i in $(seq 100); do node -e "fetch('http://127.0.0.1:${port}/').then(() => process.exit(0), () => process.exit(1))" && exit 0; sleep 0.1; done; exit 1`;
+    const { path: agent, bash, upload, startScriptedLlm } = await startRunningSandbox(cp);
 
     const servers = await bundleMcpServers(bundles);
     await upload('/tmp/mcp/stdio.mjs', await readFile(servers.stdio, 'utf8'));
@@ -76,20 +50,15 @@ describe.runIf(docker)('MCP tools in a sandbox under runsc', () => {
       { tool_calls: [{ name: 'web_add', arguments: { a: 40, b: 2 } }] },
       { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
     ];
-    await upload('/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
-    await upload('/tmp/llm/script.json', JSON.stringify(script));
-    const launched = await bash(
-      `setsid node /tmp/llm/server.mjs ${SANDBOX_LLM_PORT} /tmp/llm/script.json > /tmp/llm/log 2>&1 < /dev/null & ` +
-        `setsid node /tmp/mcp/http.mjs ${SANDBOX_MCP_PORT} > /tmp/mcp/log 2>&1 < /dev/null & ` +
-        `(${waitForPort(SANDBOX_LLM_PORT)}) && (${waitForPort(SANDBOX_MCP_PORT)})`,
-    );
+    await startScriptedLlm(script);
+    const launched = await bash(`setsid node /tmp/mcp/http.mjs ${SANDBOX_MCP_PORT} > /tmp/mcp/log 2>&1 < /dev/null & (${waitForLoopbackPort(SANDBOX_MCP_PORT)})`);
     expect(launched.exit_code).toBe(0);
     const agentUid = Number((await bash('id -u')).stdout?.trim());
 
     const created = await cp.request('POST', agent('/api/conversations'), {
       agent: {
         kind: 'Agent',
-        llm: { model: 'openai/scripted', base_url: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`, api_key: 'sk-none' },
+        llm: { model: 'openai/scripted', base_url: SANDBOX_LLM_BASE_URL, api_key: 'sk-none' },
         tools: [],
         mcp_config: {
           mcpServers: {
