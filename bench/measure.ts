@@ -1,4 +1,5 @@
-/** Small helpers the benchmarks share: timing, percentiles, memory and table output. */
+/** Small helpers the benchmarks share: timing, percentiles, memory, the machine's load and table output. */
+import { readFileSync } from 'node:fs';
 
 export interface Latencies {
   p50: number;
@@ -82,4 +83,13 @@ export function printTable(header: string[], rows: string[][]): void {
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   console.log(line(header));
   for (const row of rows) console.log(line(row));
+}
+
+/** The machine's 1, 5 and 15 minute load averages (/proc/loadavg), to print beside timings taken on a shared machine. */
+export function loadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'unknown';
+  }
 }

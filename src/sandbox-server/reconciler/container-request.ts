@@ -4,6 +4,12 @@ import { SESSION_KEY_DIGEST_ENV, sessionKeyDigest } from '../../contracts/agent-
 import { dataVolumeNameFor, networkNameFor } from '../runtime/resource-names.js';
 import type { ContainerRequest } from '../runtime/runtime.js';
 
+/** What of a spec its containers are made from. */
+export type ContainerSpec = Pick<
+  SandboxSpecRow,
+  'id' | 'image' | 'command' | 'initialEnv' | 'secretEnv' | 'workingDir' | 'exposedPorts' | 'cpus' | 'memoryMb' | 'pidsLimit' | 'runtime' | 'network'
+>;
+
 /**
  * The container a sandbox row asks for: its spec (run from the row's own image when it was started
  * from a snapshot), plus its own data volume and network, and the digest of its own session key in
@@ -13,7 +19,11 @@ import type { ContainerRequest } from '../runtime/runtime.js';
  * finds the original's id there and starts the conversations it finds running paused, rather than
  * running them twice.
  */
-export function containerRequestFor(row: SandboxRow, spec: SandboxSpecRow, dataMountPath: string): ContainerRequest {
+export function containerRequestFor(
+  row: Pick<SandboxRow, 'id' | 'sessionApiKey' | 'image'>,
+  spec: ContainerSpec,
+  dataMountPath: string,
+): ContainerRequest {
   const env = { [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey), [DATA_OWNER_ENV]: row.id };
   return {
     sandboxId: row.id,
