@@ -4,7 +4,8 @@
  * repositories under `root`; `addRepository` makes one from a map of files.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -22,11 +23,17 @@ export interface GitServer {
 
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
 
-export async function startGitServer(credentials: { username: string; password: string }): Promise<GitServer> {
+/** Where it listens: 127.0.0.1 over plain HTTP unless told otherwise (an HTTPS "remote" with a test CA's certificate). */
+export interface GitServerOptions {
+  host?: string;
+  tls?: { certPem: string; keyPem: string };
+}
+
+export async function startGitServer(credentials: { username: string; password: string }, options: GitServerOptions = {}): Promise<GitServer> {
   const root = await makeTempDir('git-server-');
   const authorizations: string[] = [];
   const expected = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
-  const server: Server = createServer((request, response) => {
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
     const authorization = request.headers.authorization;
     if (authorization) authorizations.push(authorization);
     if (authorization !== expected) {
@@ -72,9 +79,11 @@ export async function startGitServer(credentials: { username: string; password: 
       response.write(head.subarray(end + 4));
     });
     cgi.once('close', () => response.end());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const server: Server = options.tls ? createHttpsServer({ cert: options.tls.certPem, key: options.tls.keyPem }, handler) : createHttpServer(handler);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const url = `${options.tls ? 'https' : 'http'}://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url,
     authorizations,

@@ -91,7 +91,13 @@ export function createTlsForwarder(options: TlsForwarderOptions): TlsForwarder {
 
   server.on('upgrade', (request: IncomingMessage, client: Duplex, head: Buffer) => {
     const connection = connectionOf(request);
-    const upstream = upstreamRequest(request, connection);
+    let upstream;
+    try {
+      upstream = upstreamRequest(request, connection);
+    } catch {
+      client.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
     upstream.setHeader('connection', 'Upgrade');
     upstream.setHeader('upgrade', request.headers.upgrade ?? '');
     upstream.on('upgrade', (answer, socket, upstreamHead) => {
