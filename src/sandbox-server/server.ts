@@ -66,7 +66,7 @@ export async function startSandboxServer(
   const components = new StartedComponents(log);
   return components.startOrRollBack(async () => {
     const lock = await components.start(dataDirLockComponent(config));
-    const { database, name: databaseName, installationId, shared } = await components.start(databaseComponent(config, engineIdentity, report, log));
+    const { database, name: databaseName, installationId, shared, installationCa } = await components.start(databaseComponent(config, engineIdentity, report, log));
     // PGlite is this process's alone, so a restart after a crash takes the leases back at once rather
     // than waiting out the ones the dead process held.
     const replica = database.driver === 'pglite' ? 'the only replica' : `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
@@ -75,7 +75,7 @@ export async function startSandboxServer(
     readSandboxGaugesFrom(database.db, sandboxMetrics);
     registerEngineMetrics(metrics.registry, database.db);
     const { engines, runtimeProbes } = await components.start(
-      enginesComponent({ config, dependencies, database, installationId, replica, metrics: sandboxMetrics, log }),
+      enginesComponent({ config, dependencies, database, installationId, trustedCa: installationCa.certPem, replica, metrics: sandboxMetrics, log }),
     );
     report.step('asking the engines for their runtimes and probing them');
     const runtimes = await settleRuntimes({ config, db: database.db, engines, runtimeProbes, shared, runtimePassedIn: dependencies.runtime !== undefined, log });

@@ -6,6 +6,8 @@ import { redactedUrl } from '../db/connection-errors.js';
 import { defaultDockerUrl } from '../net/engine-address.js';
 import { registerConfiguredEngines } from '../engines/register-engines.js';
 import { readInstallationId } from '../installation/installation-id.js';
+import { loadInstallationCa } from '../installation/installation-ca.js';
+import type { CaMaterial } from '../broker/certificate-authority.js';
 import { type SharedSettings, settleSettings } from '../installation/shared-settings.js';
 import type { EngineIdentity } from '../services/engines/engine-identity.js';
 import type { StartupReport } from '../startup-report.js';
@@ -17,6 +19,8 @@ export interface OpenedDatabase {
   name: string;
   installationId: string;
   shared: SharedSettings;
+  /** The CA sandboxes trust and the egress proxy mints leaves under. */
+  installationCa: CaMaterial;
 }
 
 /**
@@ -38,10 +42,11 @@ export function databaseComponent(config: SandboxServerConfig, engineIdentity: E
       try {
         const installationId = await readInstallationId(opened.db);
         const shared = await settleSettings(opened.db, config, log);
+        const installationCa = await loadInstallationCa(opened.db, installationId);
         report.step('registering the Docker engines');
         await registerConfiguredEngines(opened.db, config.DOCKER_ENGINES, defaultDockerUrl(process.env), engineIdentity);
         database = opened;
-        return { database: opened, name, installationId, shared };
+        return { database: opened, name, installationId, shared, installationCa };
       } catch (error) {
         await opened.close();
         throw error;

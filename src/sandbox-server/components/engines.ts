@@ -24,6 +24,8 @@ export interface EnginesOptions {
   dependencies: EngineDependencies;
   database: DatabaseHandle;
   installationId: string;
+  /** The installation CA's certificate, installed in every sandbox. */
+  trustedCa: string;
   /** Who this replica is, in the leases it holds. */
   replica: string;
   metrics: SandboxMetrics;
@@ -62,7 +64,7 @@ export function reconcilersComponent(engines: EngineRegistry): Component {
   return { name: 'reconcilers', start: () => engines.start(), stop: () => engines.stop() };
 }
 
-function registryOf({ config, dependencies, database, installationId, replica, metrics, log }: EnginesOptions, runtimeProbes: RuntimeProbes): EngineRegistry {
+function registryOf({ config, dependencies, database, installationId, trustedCa, replica, metrics, log }: EnginesOptions, runtimeProbes: RuntimeProbes): EngineRegistry {
   const images = agentServerImages({
     tag: config.AGENT_SERVER_IMAGE,
     baseImage: config.SANDBOX_BASE_IMAGE,
@@ -88,6 +90,7 @@ function registryOf({ config, dependencies, database, installationId, replica, m
         docker: dockerFor(row, config.DOCKER_TLS_CERT_DIR),
         publishHost: row.advertiseHost,
         logRotation: { maxMb: config.SANDBOX_LOG_MAX_MB, maxFiles: config.SANDBOX_LOG_MAX_FILES },
+        trustedCa,
       }),
     reconcilerFor: (row, runtime) =>
       new Reconciler({

@@ -53,6 +53,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   initialEnv: jsonb('initial_env').$type<Record<string, string>>().notNull().default({}),
   /** Names of initial_env entries that are secret: write-only through the API. */
   secretEnv: jsonb('secret_env').$type<string[]>().notNull().default([]),
+  /** Brokered secret_env entries: name -> the hosts the egress proxy puts the value in requests to; the sandbox holds a placeholder. */
+  secretHosts: jsonb('secret_hosts').$type<Record<string, string[]>>().notNull().default({}),
   workingDir: text('working_dir').notNull(),
   exposedPorts: jsonb('exposed_ports').$type<ExposedPort[]>().notNull(),
   cpus: real('cpus'),
@@ -388,3 +390,40 @@ export const installationSettings = pgTable(
 );
 
 export type InstallationSettingsRow = typeof installationSettings.$inferSelect;
+
+/**
+ * The installation's CA (broker/certificate-authority.ts), made by the first start: sandboxes trust
+ * its certificate, and every replica's egress proxy mints leaves with its key, which no sandbox sees.
+ */
+export const installationCa = pgTable(
+  'installation_ca',
+  {
+    /** Always true: the one row. */
+    id: boolean('id').primaryKey().default(true),
+    certPem: text('cert_pem').notNull(),
+    keyPem: text('key_pem').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [check('installation_ca_one_row', sql`${t.id}`)],
+);
+
+/**
+ * A conversation's brokered secrets (a StaticSecret with `hosts`): its agent holds `placeholder`,
+ * the egress proxy puts `value` in requests to `hosts` from the sandbox. Removed with the sandbox.
+ * A spec's brokered secrets need no row: their placeholders derive from the sandbox's session key.
+ */
+export const brokeredSecrets = pgTable(
+  'brokered_secrets',
+  {
+    placeholder: text('placeholder').primaryKey(),
+    sandboxId: text('sandbox_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    name: text('name').notNull(),
+    value: text('value').notNull(),
+    hosts: jsonb('hosts').$type<string[]>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('brokered_secrets_sandbox_idx').on(t.sandboxId)],
+);
+
+export type BrokeredSecretRow = typeof brokeredSecrets.$inferSelect;

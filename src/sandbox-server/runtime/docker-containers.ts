@@ -21,6 +21,7 @@ import {
 import { tarOf } from './tar.js';
 import { type AgentBundles, bringAgentServer } from './agent-bundle.js';
 import { launchOf, refuseUnfit } from './docker-launch.js';
+import { installTrustedCa, trustEnv } from './docker-trust.js';
 
 export interface DockerContainersOptions {
   docker: Docker;
@@ -36,6 +37,8 @@ export interface DockerContainersOptions {
   events: DockerEvents;
   /** The agent-server bundle, brought into sandboxes of images not built for it. */
   bundles: AgentBundles;
+  /** The installation CA's certificate, which every sandbox trusts (docker-trust.ts); absent, none is installed. */
+  trustedCa?: string;
 }
 
 export type DockerContainers = Pick<SandboxRuntime, 'create' | 'start' | 'pause' | 'stop' | 'unpause' | 'remove' | 'list' | 'inspect' | 'logs'>;
@@ -158,7 +161,8 @@ async function createAndStart(options: DockerContainersOptions, request: Contain
   const network = spare ?? (await networks.ensureNetwork(request));
   let containerId: string;
   const initialEnvFile = Object.keys(request.initialEnv).length > 0 && launch.kind !== 'own-command';
-  const env = initialEnvFile ? request.env : { ...request.initialEnv, ...request.env };
+  const trust = options.trustedCa ? trustEnv() : {};
+  const env = initialEnvFile ? { ...trust, ...request.env } : { ...trust, ...request.initialEnv, ...request.env };
   try {
     const created = createOptionsFor({ ...request, env }, owner, network, publishHost, spare === undefined ? {} : networks.spares.containerLabels(spare), logRotation);
     const container = await docker.createContainer(launch.kind === 'brought' ? bringAgentServer(created, launch.bundle, request.dataVolume.mountPath) : created);
@@ -170,6 +174,7 @@ async function createAndStart(options: DockerContainersOptions, request: Contain
     throw toRuntimeError(error, 'create', [400, 404]);
   }
   if (launch.kind === 'brought') await refuseUnfit(docker.getContainer(containerId), request.image, launch.env);
+  if (options.trustedCa) await installTrustedCa(docker.getContainer(containerId), options.trustedCa);
   if (initialEnvFile) await putInitialEnv(docker.getContainer(containerId), request.initialEnv, request.secretEnv ?? []);
   await start(docker, containerId);
   const observation = await inspect(options, containerId);

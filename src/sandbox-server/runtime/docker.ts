@@ -48,6 +48,8 @@ export interface DockerRuntimeOptions {
   spareNetworks?: number;
   /** How much log each sandbox container keeps; DEFAULT_LOG_ROTATION when absent. */
   logRotation?: LogRotation;
+  /** The installation CA's certificate (PEM), installed in every sandbox at its creation; absent, none. */
+  trustedCa?: string;
 }
 
 /**
@@ -82,6 +84,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions): SandboxRunti
     networks,
     events,
     bundles: agentBundles(docker, options.agentServerImage),
+    trustedCa: options.trustedCa,
   });
   const images = imageChecker(docker, owner);
   const puller = imagePuller(docker, options.registryAuth ?? {}, log);

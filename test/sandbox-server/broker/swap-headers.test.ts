@@ -23,7 +23,7 @@ describe('swapPlaceholders', () => {
   });
 
   it('leaves the placeholders of secrets not given, and headers without any, as they are', () => {
-    const headers = { authorization: `Bearer ${other.placeholder}`, cookie: ['a=1', `b=${other.placeholder}`], 'x-basic': basic('u', other.placeholder) };
+    const headers = { authorization: `Bearer ${other.placeholder}`, 'x-list': ['a=1', `b=${other.placeholder}`], 'x-basic': basic('u', other.placeholder) };
     const swapped = swapPlaceholders(headers, [token]);
     expect(swapped.headers).toEqual(headers);
     expect(swapped.used).toEqual([]);

@@ -12,6 +12,7 @@ function spec(overrides: Partial<SandboxSpecRow>): SandboxSpecRow {
     command: null,
     initialEnv: {},
     secretEnv: [],
+    secretHosts: {},
     workingDir: '/workspace',
     exposedPorts: [],
     cpus: null,
