@@ -27,7 +27,7 @@ import { registerCatalogRoutes } from './routes/catalog/index.js';
 import { registerConversationRoutes } from './routes/conversations/index.js';
 import { registerEventRoutes } from './routes/events/index.js';
 import { registerGitRoutes } from './routes/git/index.js';
-import { registerDownloadTrajectory, registerFileRoutes } from './routes/files/index.js';
+import { registerDownloadTrajectory, registerFileRoutes, UNPACK_PATH } from './routes/files/index.js';
 import { registerServerDetails } from './routes/server-details.js';
 import { PORTS_PREFIX, registerPortRoutes } from './routes/ports/index.js';
 import { registerBashSocket, registerEventSocket, type EventStreamSource } from './stream/index.js';
@@ -99,9 +99,10 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
 
   const acceptedKeys = sessionKeyDigestsOf(options.sessionKeys, options.sessionKeyDigests);
   app.use('*', requireSessionKey(acceptedKeys));
-  // Bodies for apps in the sandbox are theirs to limit and read.
+  // Bodies for apps in the sandbox are theirs to limit and read; an archive unpacked goes to disk as it streams.
   const toApp = (path: string) => path.startsWith(PORTS_PREFIX);
-  app.use('*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES, skip: (c) => toApp(c.req.path) }));
+  const maxBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
+  app.use('*', bodyLimit({ maxBytes, skip: (c) => toApp(c.req.path) || c.req.path === UNPACK_PATH }));
   // Imports check each record's depth as they stream it, rather than reading the body whole here.
   app.use('*', jsonDepthLimit({ skip: (c) => toApp(c.req.path) || (c.req.method === 'POST' && IMPORT_PATH.test(c.req.path)) }));
   registerServerDetails(app, { startedAtMs, idleMillis: () => conversations.idleMillis() });

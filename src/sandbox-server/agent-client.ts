@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { type ConversationInfo, ConversationInfoSchema } from '../contracts/agent-server/conversation-info.js';
 import type { StartConversationRequestSchema } from '../contracts/agent-server/conversation-requests.js';
@@ -72,8 +73,11 @@ export interface AgentClient {
   deleteConversation(id: string): Promise<void>;
   /** GET /server_info: among others, how long its agents have done nothing. */
   serverInfo(): Promise<ServerInfo>;
-  /** POST /api/file/upload: writes a file (as the agent's), making its folders. */
-  uploadFile(path: string, data: Uint8Array): Promise<void>;
+  /**
+   * POST /api/file/unpack: unpacks the tar `archive` as it is read into the new directory `path`,
+   * as the agent's; 'taken' when `path` already holds something (then nothing was written).
+   */
+  unpackArchive(path: string, archive: Readable, signal: AbortSignal): Promise<'unpacked' | 'taken'>;
   /** POST /api/bash/execute_bash_command: runs a command as the agent and waits for it. */
   executeBash(request: ExecuteBashRequest): Promise<BashOutput>;
   /** POST /api/skills: the skills a conversation in `projectDir` loads. */
@@ -86,8 +90,8 @@ export type ProjectSkill = z.output<typeof ProjectSkillSchema>;
 const SkillsAnswerSchema = z.looseObject({ skills: z.array(ProjectSkillSchema) });
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** An upload is a piece of a repository's tar: tens of megabytes over a loaded machine's loopback. */
-const UPLOAD_TIMEOUT_MS = 120_000;
+/** An archive unpacked is a whole repository, over a loaded machine's loopback. */
+const UNPACK_TIMEOUT_MS = 10 * 60_000;
 const ConversationBatchSchema = z.array(ConversationInfoSchema.nullable());
 
 /**
@@ -157,12 +161,27 @@ export function createAgentClient(target: AgentServerTarget, options: { timeoutM
     serverInfo() {
       return call(ServerInfoSchema, 'GET', '/server_info');
     },
-    async uploadFile(path, data) {
-      const form = new FormData();
-      form.set('file', new Blob([data]), 'upload');
-      const route = `/api/file/upload?path=${encodeURIComponent(path)}`;
-      const answer = await send('POST', route, form, Math.max(timeoutMs, UPLOAD_TIMEOUT_MS));
-      if (answer.status < 200 || answer.status > 299) throw failed('POST', '/api/file/upload', answer);
+    async unpackArchive(path, archive, signal) {
+      let response: Response;
+      try {
+        response = await fetch(`${base}/api/file/unpack?path=${encodeURIComponent(path)}`, {
+          method: 'POST',
+          headers: { [SESSION_KEY_HEADER_LOWER]: target.sessionApiKey, 'content-type': 'application/x-tar' },
+          body: Readable.toWeb(archive) as ReadableStream<Uint8Array>,
+          duplex: 'half',
+          signal: AbortSignal.any([signal, AbortSignal.timeout(UNPACK_TIMEOUT_MS)]),
+        } as RequestInit);
+      } catch (err) {
+        const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+        throw new UpstreamError(`Agent server unreachable (POST /api/file/unpack): ${cause}`);
+      }
+      const answer = { status: response.status, text: await response.text() };
+      if (answer.status === 409) return 'taken';
+      if (answer.status === 404) {
+        throw new UpstreamError("The sandbox's agent-server is older than the control plane and cannot take an archive (POST /api/file/unpack answered 404): start a new sandbox");
+      }
+      if (answer.status < 200 || answer.status > 299) throw failed('POST', '/api/file/unpack', answer);
+      return 'unpacked';
     },
     executeBash(request) {
       // The command's own timeout, and a little for the answer to come back.

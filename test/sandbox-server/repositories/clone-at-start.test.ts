@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -115,6 +115,13 @@ describe('cloning the selected repository at start', () => {
     const events = await (await fetch(`http://127.0.0.1:${h.agentPort}/api/conversations/${task.app_conversation_id}/events/export`)).text();
     const taskText = JSON.stringify(task);
     for (const text of [gitConfig, events, taskText, ...llm.requests.map((request) => JSON.stringify(request.body))]) expect(text).not.toContain(TOKEN);
+
+    // A second conversation on the same repository in the same sandbox works in the first one's tree.
+    await writeFile(join(workspace, 'app', 'work-in-progress.txt'), 'kept');
+    const again = await finishedTask({ selected_repository: repositoryUrl, secrets: { GIT_TOKEN: TOKEN } });
+    expect(again.status).toBe('READY');
+    expect(again.log).toContain(`${join(workspace, 'app')} already holds files: kept as it is`);
+    expect(await readFile(join(workspace, 'app', 'work-in-progress.txt'), 'utf8')).toBe('kept');
   });
 
   it('ends the start task in ERROR with the reason for a bad token, a missing branch or an unreachable server', async () => {

@@ -22,7 +22,7 @@ const CLONE_TIMEOUT_MS = 10 * 60_000;
 const OUTPUT_LINES = 40;
 
 export interface Clone {
-  /** The temporary folder holding `tree/` (the working tree) and the clone's tar; remove it when done. */
+  /** The temporary folder holding `tree/` (the working tree); remove it when done. */
   folder: string;
   tree: string;
   log: string[];

@@ -37,7 +37,7 @@ export async function prepareRepository(
   const source = repositorySource(input.request, input.secrets);
   const clone = await cloneRepository(source, input.signal);
   try {
-    const copied = await copyIntoSandbox(client, clone, posix.join(input.workspace, source.directory));
+    const copied = await copyIntoSandbox(client, clone.tree, posix.join(input.workspace, source.directory), input.signal);
     return { log: [...clone.log, ...copied], hasSetupScript: clone.hasSetupScript };
   } finally {
     await rm(clone.folder, { recursive: true, force: true });
