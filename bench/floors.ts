@@ -40,6 +40,8 @@ export interface FloorRun {
 export interface Floors {
   /** One `docker run` of `kind` until `answer`, then its container, volume and network removed (untimed). */
   run(kind: FloorKind, spec: ContainerSpec, answer: FloorAnswer, timeoutMs: number): Promise<FloorRun>;
+  /** A container of `kind`, started and left running (for pause and resume); `remove` takes it away with its volume and network. */
+  started(kind: FloorKind, spec: ContainerSpec, timeoutMs: number): Promise<{ container: Docker.Container; remove(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -49,9 +51,23 @@ export function createFloors(docker: Docker, bench: BenchImage): Floors {
   const instanceId = `${bench.instanceId}-floor`;
   const owner = ownerLabels(instanceId, `${instanceId}-installation`);
   const networks = createDockerNetworks({ docker, instanceId, owner, spareNetworks: SPARE_NETWORKS, log: logger });
+  const prepare = async (kind: FloorKind, spec: ContainerSpec, timeoutMs: number) =>
+    kind === 'plain' ? plain(docker, bench, spec) : full(docker, networks, owner, spec, timeoutMs);
   return {
+    async started(kind, spec, timeoutMs) {
+      const prepared = await prepare(kind, spec, timeoutMs);
+      const container = await prepared.create();
+      await container.start();
+      return {
+        container,
+        async remove() {
+          await container.remove({ force: true, v: true });
+          await prepared.cleanUp();
+        },
+      };
+    },
     async run(kind, spec, answer, timeoutMs) {
-      const prepared = kind === 'plain' ? plain(docker, bench, spec) : await full(docker, networks, owner, spec, timeoutMs);
+      const prepared = await prepare(kind, spec, timeoutMs);
       const began = Date.now();
       const container = await prepared.create();
       try {

@@ -6,13 +6,13 @@
  *   our create passes on a network made ahead, and the plain floor, the image alone; each polled on
  *   its published port until /alive answers; split into phases (phases.ts);
  * - pause and resume: desired state written -> status PAUSED / RUNNING read; floor: docker
- *   pause/unpause through the engine API;
+ *   pause/unpause through the engine API of a full floor container (the same limits as ours);
  * - delete: desired DELETED -> row finished (container and volume gone); floor: docker rm -f.
  * The spec has the default spec's limits (SANDBOX_DEFAULT_*) and the runtime keeps spare networks
  * as the control plane's does (SANDBOX_SPARE_NETWORKS). Runs one sandbox at a time, alternating
  * with the floors, so all see the same machine; once per OCI runtime the engine has (runc, runsc),
  * each beside the floors of the same runtime: gVisor's own cost shows in every column, ours in the
- * ratio. Status reads poll the database every 5 ms. LIFECYCLE_SANDBOXES and LIFECYCLE_CYCLES
+ * ratio. The bench reads a status after each write the reconciler reports. LIFECYCLE_SANDBOXES and LIFECYCLE_CYCLES
  * shrink a run. Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local)
  * and dist/agent-server.js (`npm run build`).
  */
@@ -29,13 +29,13 @@ import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_SANDBOX_ID } from '../src/sandbox-server/runtime/index.js';
 import { type BenchImage, buildBenchImage, createFloorContainer, removeBenchResources } from './docker-fixture.js';
 import { createFloors, type Floors } from './floors.js';
-import { formatMs, formatRatio, loadAverage, percentile, printTable, timed, until } from './measure.js';
+import { formatMs, formatRatio, loadAverage, percentile, printTable, timed } from './measure.js';
 import { containerPhases, type Phases, printPhases } from './phases.js';
 
 const SANDBOXES = Number(process.env.LIFECYCLE_SANDBOXES ?? 20);
 const PAUSE_CYCLES = Number(process.env.LIFECYCLE_CYCLES ?? 20);
-/** How often and how long to poll for a state. */
-const WAIT = { pollMs: 5, timeoutMs: 60_000 };
+/** How long to wait for a state. */
+const WAIT = { timeoutMs: 60_000 };
 const DEFAULTS = loadConfig({});
 
 interface Sample {
@@ -104,11 +104,11 @@ async function measureRuntime(docker: Docker, db: Database, reconciler: Reconcil
 
   const pause: Sample = { ours: [], floor: [] };
   const resume: Sample = { ours: [], floor: [] };
-  const floor = await startedFloor(docker, bench, runtime);
+  const floor = await floors.started('full', spec!, WAIT.timeoutMs);
   const { row } = await oursStart(docker, db, reconciler, spec!);
   for (let i = 0; i < PAUSE_CYCLES; i++) {
-    pause.floor.push(await timed(() => floor.pause()));
-    resume.floor.push(await timed(() => floor.unpause()));
+    pause.floor.push(await timed(() => floor.container.pause()));
+    resume.floor.push(await timed(() => floor.container.unpause()));
     pause.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'PAUSED', (r) => r.status === 'PAUSED')));
     resume.ours.push(await timed(() => setDesiredAndWait(db, reconciler, row.id, 'RUNNING', (r) => r.status === 'RUNNING')));
   }
@@ -136,20 +136,14 @@ async function measureRuntime(docker: Docker, db: Database, reconciler: Reconcil
     ['full floor', phases.full],
     ['plain floor', phases.plain],
   ]);
-  await floor.remove({ force: true, v: true });
+  await floor.remove();
   await setDesiredAndWait(db, reconciler, row.id, 'DELETED', (r) => r.deletedAt !== null);
-}
-
-/** A plain floor container, started (for pause and resume). */
-async function startedFloor(docker: Docker, bench: BenchImage, runtime: OciRuntime): Promise<Docker.Container> {
-  const container = await createFloorContainer(docker, bench, runtime);
-  await container.start();
-  return container;
 }
 
 /** docker rm -f of a started plain floor container, timed. */
 async function removeFloorTimed(docker: Docker, bench: BenchImage, runtime: OciRuntime): Promise<number> {
-  const container = await startedFloor(docker, bench, runtime);
+  const container = await createFloorContainer(docker, bench, runtime);
+  await container.start();
   return timed(() => container.remove({ force: true, v: true }));
 }
 
@@ -161,7 +155,7 @@ async function oursStart(docker: Docker, db: Database, reconciler: Reconciler, s
     .values({ id: randomBytes(12).toString('hex'), specId: spec.id, engine: 'local', desiredState: 'RUNNING', status: 'STARTING', sessionApiKey: randomBytes(16).toString('hex') })
     .returning();
   reconciler.kick(row!.id);
-  await until(async () => (await read(db, row!.id)).status === 'RUNNING', WAIT);
+  await written(db, reconciler, row!.id, (r) => r.status === 'RUNNING');
   const startMs = performance.now() - started;
   const [listed] = await docker.listContainers({ all: true, filters: { label: [`${LABEL_SANDBOX_ID}=${row!.id}`] } });
   if (!listed) throw new Error(`no container for ${row!.id}`);
@@ -177,7 +171,29 @@ async function setDesiredAndWait(
 ): Promise<void> {
   await db.update(sandboxes).set({ desiredState }).where(eq(sandboxes.id, id));
   reconciler.kick(id);
-  await until(async () => done(await read(db, id)), WAIT);
+  await written(db, reconciler, id, done);
+}
+
+/**
+ * Settles once the row is `done`, reading it after each write the reconciler reports
+ * (onSandboxWritten, as the proxy's target cache hears of them) rather than polling the database,
+ * which would load the one connection of the in-process database the reconciler uses too.
+ */
+async function written(db: Database, reconciler: Reconciler, id: string, done: (row: SandboxRow) => boolean): Promise<void> {
+  const deadline = Date.now() + WAIT.timeoutMs;
+  for (;;) {
+    let stop = () => {};
+    const wrote = new Promise<void>((resolve) => {
+      stop = reconciler.onSandboxWritten((sandboxId) => sandboxId === id && resolve());
+    });
+    try {
+      if (done(await read(db, id))) return;
+      if (Date.now() > deadline) throw new Error(`sandbox ${id}: timed out after ${WAIT.timeoutMs} ms`);
+      await Promise.race([wrote, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    } finally {
+      stop();
+    }
+  }
 }
 
 async function read(db: Database, id: string): Promise<SandboxRow> {

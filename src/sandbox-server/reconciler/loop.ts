@@ -223,16 +223,23 @@ export class Reconciler {
     // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
     const engineLostAt = this.health.lostAt;
     const only = engineLostAt === undefined ? requested : undefined;
-    // First, so that a holder waits for no engine call: a hold (holds.ts) acknowledged here is
-    // honoured by this pass and every later one.
-    const held = await acknowledgeHolds(this.db, this.engine, only);
+    // A hold (holds.ts) acknowledged here is honoured by this pass and every later one. A full pass
+    // acknowledges first, so that a holder waits for no engine call; a pass over a few sandboxes
+    // (a kick, on the path of a start, pause or resume) acknowledges while the engine lists, as
+    // nothing below touches a sandbox before the holds are known.
+    const holds = acknowledgeHolds(this.db, this.engine, only);
+    if (!only) await holds;
     // A full pass lists before reading rows: every container or network listed was created from a
     // row committed earlier, so the rows read next include it and a fresh sandbox is never mistaken
     // for an orphan. A pass over a few sandboxes sweeps no orphans: it reads their rows while the
     // engine lists their containers.
     const listedAt = Date.now();
     const started = performance.now();
-    const [observed, rowsRead] = await Promise.all([listContainers(this.runtime, only), only ? loadRows(this.db, this.engine, only) : undefined]);
+    const [held, observed, rowsRead] = await Promise.all([
+      holds,
+      listContainers(this.runtime, only),
+      only ? loadRows(this.db, this.engine, only) : undefined,
+    ]);
     if (engineLostAt !== undefined) await requireNewConnections(this.runtime);
     // It answered, unless it was found gone while it did; the rest of the pass is the database's.
     this.health.answered(engineLostAt);
