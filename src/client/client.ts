@@ -123,6 +123,11 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       batchGet: (ids: readonly string[]) => t.json<(SandboxSpecInfo | null)[]>('batchGetSandboxSpecs', { query: { id: ids } }),
       create: (request: CreateSandboxSpecRequest) => t.json<SandboxSpecInfo>('createSandboxSpec', { json: request }),
       delete: (id: string) => t.json<Success>('deleteSandboxSpec', { params: { id } }),
+      /** The build log of a spec made from a Dockerfile, as text; with `follow`, streamed until the build ends. */
+      buildLog: async (id: string, options: { follow?: boolean; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> => {
+        const response = await t.ok('getSpecBuildLog', { params: { id }, query: { follow: options.follow ? 'true' : 'false' }, signal: options.signal });
+        return response.body ?? new Blob([]).stream();
+      },
     },
 
     snapshots: {

@@ -15,6 +15,7 @@ export const SANDBOX_SERVER_OPERATIONS = {
   batchGetSandboxSpecs: { method: 'get', path: '/api/v1/sandbox-specs' },
   createSandboxSpec: { method: 'post', path: '/api/v1/sandbox-specs' },
   deleteSandboxSpec: { method: 'delete', path: '/api/v1/sandbox-specs/{id}' },
+  getSpecBuildLog: { method: 'get', path: '/api/v1/sandbox-specs/{id}/build-log' },
 
   searchSandboxes: { method: 'get', path: '/api/v1/sandboxes/search' },
   batchGetSandboxes: { method: 'get', path: '/api/v1/sandboxes' },

@@ -81,12 +81,19 @@ export interface SandboxServerAppOptions {
   logger?: Logger;
   /** Why a new spec's image could not run a sandbox; absent, images go unchecked. */
   whyImageUnfit?: ServiceContext['whyImageUnfit'];
+  /** Builds the images of specs made from a Dockerfile; absent, such specs are refused. */
+  specImages?: ServiceContext['specImages'];
+  /** Largest body POST /api/v1/sandbox-specs takes (a build's context in it); maxRequestBodyBytes when absent or smaller. */
+  maxSpecCreateBodyBytes?: number;
   /** Host mode's domain for preview URLs (PREVIEW_DOMAIN): `{port}-{sandbox id}.{domain}`; absent, path mode only. */
   previewDomain?: string | null;
 }
 
 /** Requests forwarded to a sandbox (its agent-server, or an app in it): their bodies are theirs to limit and read. */
 const isProxied = (c: Context): boolean => /^\/api\/v1\/sandboxes\/[^/]*\/agent(\/|$)/.test(c.req.path) || isPreviewRequest(c.req.method, c.req.path);
+
+/** A spec's creation, whose body may carry a build context. */
+const isSpecCreate = (c: Context): boolean => c.req.method === 'POST' && c.req.path === '/api/v1/sandbox-specs';
 
 export interface SandboxServerApp {
   app: OpenAPIHono;
@@ -148,6 +155,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     engineIdentity: options.engineIdentity,
     runtimeProbes: options.runtimeProbes,
     whyImageUnfit: options.whyImageUnfit,
+    specImages: options.specImages,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { available: null },
@@ -188,7 +196,9 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   app.use('/api/v1/engines', engineChanges);
   app.use('/api/v1/engines/*', engineChanges);
   app.use('/api/v1/settings', requireAdmin('Changing the shared settings', ['PATCH']));
-  app.use('/api/*', bodyLimit({ maxBytes: options.maxRequestBodyBytes ?? 4 * 1024 * 1024, skip: isProxied }));
+  const maxBodyBytes = options.maxRequestBodyBytes ?? 4 * 1024 * 1024;
+  app.use('/api/*', bodyLimit({ maxBytes: maxBodyBytes, skip: (c) => isProxied(c) || isSpecCreate(c) }));
+  app.use('/api/v1/sandbox-specs', bodyLimit({ maxBytes: Math.max(maxBodyBytes, options.maxSpecCreateBodyBytes ?? 0), skip: (c) => !isSpecCreate(c) }));
   app.use('/api/*', jsonDepthLimit({ skip: isProxied }));
   app.use('/api/*', rejectNulBytes({ skip: isProxied }));
   registerSandboxSpecRoutes(app, ctx);

@@ -141,6 +141,16 @@ export const CONFIG_VARIABLES = {
     default: '10240',
     help: 'A sandbox holding more than this, in MB (writable layer and data volume), is refused a snapshot (422) before anything is copied; 0: no limit.',
   }),
+  SPEC_BUILD_CONTEXT_MAX_MB: variable({
+    schema: integer(1, 1024),
+    default: '64',
+    help: "Largest build context a spec made from a Dockerfile may send, in MB unpacked; a larger one is refused (422). POST /api/v1/sandbox-specs takes bodies this large (base64: a third more) whatever MAX_REQUEST_BODY_MB says.",
+  }),
+  SPEC_BUILD_TIMEOUT_SECONDS: variable({
+    schema: integer(1, 86_400),
+    default: '1800',
+    help: 'A spec image build running longer than this is stopped, and its spec FAILED saying so.',
+  }),
   SANDBOX_LOG_MAX_MB: variable({
     schema: integer(1, 10_240),
     default: '10',

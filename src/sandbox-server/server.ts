@@ -26,6 +26,7 @@ import { handOffsComponent } from './components/hand-offs.js';
 import { httpServerComponent } from './components/http-server.js';
 import { settleRuntimes } from './components/runtimes.js';
 import { webhooksComponent } from './components/webhooks.js';
+import { specImageBuildsComponent } from './components/spec-image-builds.js';
 
 /** What the server talks to besides its database; tests pass a fake runtime and skip the image. */
 export interface SandboxServerDependencies {
@@ -83,6 +84,7 @@ export async function startSandboxServer(
     const events = await components.start(eventFeedComponent(database));
     await components.start(eventRetentionComponent(config, database, log));
     const webhookTargets = await components.start(webhooksComponent(config, database, events, log));
+    const specImages = await components.start(specImageBuildsComponent({ config, db: database.db, installationId, log }));
     const warmPools = new WarmPoolKeeper({
       db: database.db,
       imageId: (image) => engines.imageId(image),
@@ -94,7 +96,7 @@ export async function startSandboxServer(
     // The lease needs the API's start tasks, and the API asks whether this replica holds it.
     let lease: LeaseKeeper | undefined;
     const leading = () => lease?.held === true;
-    const api = { config, database, engines, runtimeProbes, runtimes, warmPools, leading, webhookTargets, events, metrics, sandboxMetrics, engineIdentity, log };
+    const api = { config, database, engines, runtimeProbes, runtimes, warmPools, leading, webhookTargets, events, metrics, sandboxMetrics, engineIdentity, specImages, log };
     const { listener, injectWebSocket, startTasks } = createApi(api);
     const controlPlane = controlPlaneLease(database, replica, [warmPools, startTasks], log);
     lease = controlPlane;

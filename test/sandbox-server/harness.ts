@@ -1,4 +1,4 @@
-import type { EngineRuntimes } from '../../src/sandbox-server/services/context.js';
+import type { EngineRuntimes, SpecImages } from '../../src/sandbox-server/services/context.js';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ne } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -76,6 +76,9 @@ export async function openTestApp(
     engineIdentity?: EngineIdentity;
     /** PREVIEW_DOMAIN: host mode of preview URLs. */
     previewDomain?: string;
+    /** Builds specs' images; absent, specs with a build are refused. */
+    specImages?: SpecImages;
+    maxSpecCreateBodyBytes?: number;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
@@ -102,6 +105,8 @@ export async function openTestApp(
     runtimes: options.runtimes ?? { available: ['runc', 'runsc'] },
     ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
     ...(options.previewDomain && { previewDomain: options.previewDomain }),
+    ...(options.specImages && { specImages: options.specImages }),
+    ...(options.maxSpecCreateBodyBytes !== undefined && { maxSpecCreateBodyBytes: options.maxSpecCreateBodyBytes }),
   });
   const callAs: TestApp['callAs'] = async (key, method, path, body, schema) => {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };

@@ -9,6 +9,7 @@ import type { EventFeed } from '../lifecycle-events/event-feed.js';
 import { holdSandbox } from '../reconciler/index.js';
 import { handOff, START_TASK_CHANNEL, WARM_POOLS_CHANNEL } from '../replicas/hand-off.js';
 import type { EngineIdentity } from '../services/engines/engine-identity.js';
+import type { SpecImages } from '../services/context.js';
 import type { WarmPoolKeeper } from '../warm-pool/keeper.js';
 import type { WebhookTargets } from '../webhooks/targets.js';
 import type { SettledRuntimes } from './runtimes.js';
@@ -27,6 +28,7 @@ export interface ApiOptions {
   metrics: Metrics;
   sandboxMetrics: SandboxMetrics;
   engineIdentity: EngineIdentity;
+  specImages: SpecImages;
   log: Logger;
 }
 
@@ -66,6 +68,9 @@ export function createApi(options: ApiOptions): SandboxServerApp {
     countWarmPoolClaim: (specId, hit) => options.sandboxMetrics.countWarmPoolClaim(specId, hit),
     engineIdentity: options.engineIdentity,
     whyImageUnfit: (image) => engines.whyImageUnfit(image),
+    specImages: options.specImages,
+    // A build's context may be larger than other requests.
+    maxSpecCreateBodyBytes: Math.ceil((config.SPEC_BUILD_CONTEXT_MAX_MB * 1024 * 1024 * 4) / 3) + 2 * 1024 * 1024,
     events: options.events,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },

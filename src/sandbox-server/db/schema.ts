@@ -3,6 +3,7 @@ import { bigint, bigserial, boolean, check, index, integer, jsonb, pgTable, real
 import { ENGINE_HEALTHS, ENGINE_STATES } from '../../contracts/engine.js';
 import { DESIRED_STATES, OCI_RUNTIMES, RUNTIME_SETTINGS, SANDBOX_NETWORKS, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
+import { SPEC_BUILD_STATUSES } from '../../contracts/spec-build.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 import { DELIVERY_STATES } from '../../contracts/webhook.js';
 import type { Secrets } from '../../contracts/agent-server/secrets.js';
@@ -85,12 +86,33 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
    */
   warmPoolFingerprint: text('warm_pool_fingerprint'),
   isDefault: boolean('is_default').notNull().default(false),
+  /** A spec built from a Dockerfile (our extension): its build's state; null for a spec naming an image. */
+  buildStatus: text('build_status', { enum: SPEC_BUILD_STATUSES }),
+  /** Why its build failed. */
+  buildDetail: text('build_detail'),
+  /** Its image was already built from the same Dockerfile and context: nothing was built. */
+  buildCached: boolean('build_cached').notNull().default(false),
+  buildStartedAt: timestamp('build_started_at', { withTimezone: true, mode: 'date' }),
+  buildFinishedAt: timestamp('build_finished_at', { withTimezone: true, mode: 'date' }),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   /**
    * Deleting a spec only sets this: deleted sandboxes keep their rows (see below), and those rows
    * still reference the spec. A deleted spec is gone from the API; creating one with its id revives it.
    */
   deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+});
+
+/**
+ * The log of a spec's image build, appended as the build goes (so that any replica can follow it)
+ * and kept after it. `updatedAt` is the building replica's heartbeat: a build it stopped renewing
+ * is one whose control plane went away.
+ */
+export const specBuildLogs = pgTable('spec_build_logs', {
+  specId: text('spec_id')
+    .primaryKey()
+    .references(() => sandboxSpecs.id, { onDelete: 'cascade' }),
+  log: text('log').notNull().default(''),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
 /**

@@ -1,2 +1,3 @@
 export { type AgentServerImageOptions, buildAgentServerImage, ensureAgentServerImage } from './build.js';
 export { copyImage } from './copy.js';
+export { buildSpecImage, SpecImageBuildError } from './build-spec-image.js';

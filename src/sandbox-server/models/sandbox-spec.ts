@@ -2,7 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { OCI_RUNTIMES, SANDBOX_NETWORKS } from '../../contracts/sandbox.js';
 import { EngineLabelsSchema } from './engine.js';
+import { SPEC_BUILD_STATUSES, SPEC_IMAGE_REPOSITORY } from '../../contracts/spec-build.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
+
+const SPEC_IMAGE_TAG_EXAMPLE = `${SPEC_IMAGE_REPOSITORY}:<sha256 of the Dockerfile and the context>`;
 
 /** What a secret initial_env entry's value is answered as (pydantic's SecretStr, as for keys). */
 export const MASKED_ENV_VALUE = '**********';
@@ -17,6 +20,19 @@ export const ExposedPortSchema = z
   })
   .strict()
   .openapi('ExposedPort');
+
+export const SpecBuildInfoSchema = z
+  .object({
+    status: z.enum(SPEC_BUILD_STATUSES).openapi({
+      description: 'BUILDING until the image is on every engine its sandboxes may be placed on, then READY; FAILED says why in detail, and its log stays readable',
+    }),
+    detail: z.string().nullable().openapi({ description: 'Why the build failed; null otherwise' }),
+    cached: z.boolean().openapi({ description: 'The image was already built from the same Dockerfile and context: nothing was built again' }),
+    started_at: z.string().openapi({ format: 'date-time' }),
+    finished_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('SpecBuildInfo');
+export type SpecBuildInfo = z.infer<typeof SpecBuildInfoSchema>;
 
 export const SandboxSpecInfoSchema = z
   .object({
@@ -56,6 +72,9 @@ export const SandboxSpecInfoSchema = z
       .int()
       .openapi({ description: 'Warm-pool members ready to claim now (our extension); unclaimed members are not listed as sandboxes' }),
     is_default: z.boolean(),
+    build: SpecBuildInfoSchema.nullable().openapi({
+      description: `Our extension: the build of a spec made from a Dockerfile (its image is then ${SPEC_IMAGE_TAG_EXAMPLE}); null for a spec naming an image`,
+    }),
   })
   .openapi('SandboxSpecInfo');
 export type SandboxSpecInfo = z.infer<typeof SandboxSpecInfoSchema>;
@@ -76,10 +95,31 @@ const AGENT_SERVER_PORT = { name: AGENT_SERVER_PORT_NAME, container_port: AGENT_
 /** What the request schema says of each resource limit. */
 const LIMIT_DEFAULT = (setting: string) => `Absent: the installation's ${setting} (GET /api/v1/settings). null: no limit (asked for explicitly).`;
 
+/** Most characters of a build's Dockerfile. */
+export const MAX_DOCKERFILE_CHARS = 1024 * 1024;
+
+export const SpecBuildRequestSchema = z
+  .object({
+    dockerfile: z.string().min(1).max(MAX_DOCKERFILE_CHARS).openapi({
+      description: 'The Dockerfile, as text. It builds with no network: FROM an image the engines have, COPY from the context, RUN what needs no download',
+    }),
+    context_tar_base64: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
+      .optional()
+      .openapi({
+        description:
+          'The build context: a tar archive (gzip allowed), base64. Absent: an empty context. At most SPEC_BUILD_CONTEXT_MAX_MB unpacked; a .dockerignore in it is not applied here (sandboxctl applies it when packing)',
+      }),
+  })
+  .strict()
+  .openapi('SpecBuildRequest');
+export type SpecBuildRequest = z.infer<typeof SpecBuildRequestSchema>;
+
 /** Our extension: POST /api/v1/sandbox-specs. Absent fields take these defaults. */
 export const CreateSandboxSpecRequestSchema = z
   .object({
-    /** Defaults to the image, as OpenHands names Docker specs. */
+    /** Defaults to the image, as OpenHands names Docker specs (for a build: the image it builds). */
     id: z
       .string()
       .min(1)
@@ -91,10 +131,15 @@ export const CreateSandboxSpecRequestSchema = z
       .min(1)
       .max(255)
       .regex(/^[^\s\p{Cc}]*$/u, 'must not contain spaces or control characters')
+      .optional()
       .openapi({
         description:
-          "Any Linux image with bash: the control plane brings the agent-server in (read-only, at /opt/sandbox-server) unless it is built from ours or `command` is given. An image an engine has and that lacks bash is refused (422); one no engine has yet is checked at its first start, whose sandbox turns ERROR saying why.",
+          "Any Linux image with bash: the control plane brings the agent-server in (read-only, at /opt/sandbox-server) unless it is built from ours or `command` is given. An image an engine has and that lacks bash is refused (422); one no engine has yet is checked at its first start, whose sandbox turns ERROR saying why. Required unless `build` is given.",
       }),
+    build: SpecBuildRequestSchema.optional().openapi({
+      description:
+        'Our extension, instead of `image`: build the image from a Dockerfile and a context. The answer is the spec BUILDING (or READY at once when the same input was built before); GET /api/v1/sandbox-specs/{id}/build-log follows the build',
+    }),
     command: z
       .array(z.string())
       .min(1)
@@ -141,6 +186,9 @@ export const CreateSandboxSpecRequestSchema = z
   })
   .strict()
   .superRefine((spec, ctx) => {
+    if ((spec.image === undefined) === (spec.build === undefined)) {
+      ctx.addIssue({ code: 'custom', path: spec.image === undefined ? ['image'] : ['build'], message: 'give either image or build, not both and not neither' });
+    }
     spec.secret_env.forEach((name, index) => {
       if (!(name in spec.initial_env)) ctx.addIssue({ code: 'custom', path: ['secret_env', index], message: 'must name an entry of initial_env' });
     });

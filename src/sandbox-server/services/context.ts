@@ -33,6 +33,8 @@ export interface ServiceContext {
    * needs); null when it could or no engine has it yet. Absent, images go unchecked.
    */
   whyImageUnfit?(image: string): Promise<string | null>;
+  /** Builds the images of specs made from a Dockerfile (engines/spec-image-builds.ts); absent, such specs are refused. */
+  specImages?: SpecImages;
   /** Who the dockerd at a URL says it is (engines/docker-identity.ts); absent, registrations go unchecked. */
   engineIdentity?: EngineIdentity;
   /**
@@ -70,4 +72,26 @@ export interface EngineRuntimes {
    * with network none are refused then. Absent or null: the rules are in place.
    */
   firewallProblem?: string | null;
+}
+
+/** One spec's image to build from a Dockerfile (or find built), and bring onto the engines its sandboxes may be placed on. */
+export interface SpecBuildJob {
+  specId: string;
+  /** The spec row's build_started_at: a spec deleted and created again meanwhile is another build, which this one must not write over. */
+  startedAt: Date;
+  /** The image tag, named by the input's hash (services/sandbox-specs/build-context.ts). */
+  tag: string;
+  dockerfile: string;
+  /** The context's entries as a tar without its end marker, and its .dockerignore; null: an empty context. */
+  context: { archive: Buffer; dockerignore: string | null } | null;
+  engineLabels: Record<string, string>;
+}
+
+export interface SpecImages {
+  /** SPEC_BUILD_CONTEXT_MAX_MB: most bytes a build's context may unpack to. */
+  maxContextBytes: number;
+  /** How many of the engines a spec with these labels may be placed on have `tag` already, of how many there are. */
+  presence(tag: string, engineLabels: Record<string, string>): Promise<{ have: number; of: number }>;
+  /** Runs the job in the background: the spec's build status and log are written as it goes. */
+  start(job: SpecBuildJob): void;
 }

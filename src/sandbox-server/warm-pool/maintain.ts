@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne, or } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { engines, sandboxes, sandboxSpecs } from '../db/schema.js';
 import { UnavailableError } from '../../errors/index.js';
@@ -31,7 +31,7 @@ export async function maintainWarmPools(ctx: WarmPoolContext): Promise<string[]>
   const specs = await ctx.db
     .select()
     .from(sandboxSpecs)
-    .where(and(isNull(sandboxSpecs.deletedAt), gt(sandboxSpecs.warmPoolSize, 0)))
+    .where(and(isNull(sandboxSpecs.deletedAt), gt(sandboxSpecs.warmPoolSize, 0), or(isNull(sandboxSpecs.buildStatus), eq(sandboxSpecs.buildStatus, 'READY'))))
     .orderBy(desc(sandboxSpecs.isDefault), asc(sandboxSpecs.id));
   const wants: WarmPoolWant[] = [];
   /** Image -> its id now; undefined when no engine could say, and each pool keeps its fingerprint. */

@@ -30,6 +30,7 @@ const DEFAULT_SPEC = {
   engine_labels: {},
   movable: true,
   is_default: true,
+  build: null,
 };
 
 describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
@@ -175,7 +176,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       };
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);
-      expect(body).toEqual({ ...input, secret_env: [], created_at: expect.any(String), is_default: false, warm_pool_ready: 0 });
+      expect(body).toEqual({ ...input, secret_env: [], created_at: expect.any(String), is_default: false, warm_pool_ready: 0, build: null });
     });
 
     it('answers 409 for an id in use', async () => {
@@ -197,7 +198,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
 
     it('rejects bad input with 422 and writes nothing', async () => {
       const cases: [unknown, unknown[]][] = [
-        [{}, [{ loc: ['body', 'image'], msg: 'Field required', type: 'missing' }]],
+        [{}, [{ loc: ['body', 'image'], msg: 'give either image or build, not both and not neither', type: 'value_error' }]],
         [{ image: '' }, [{ loc: ['body', 'image'], msg: 'Too small: expected string to have >=1 characters', type: 'too_short' }]],
         [{ image: 'a b' }, [{ loc: ['body', 'image'], msg: 'must not contain spaces or control characters', type: 'regex_parsing' }]],
         [{ image: 'x', working_dir: 'rel' }, [{ loc: ['body', 'working_dir'], msg: 'must be an absolute path', type: 'starts_with_parsing' }]],

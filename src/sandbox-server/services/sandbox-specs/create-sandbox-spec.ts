@@ -1,11 +1,12 @@
 import { isNotNull, sql } from 'drizzle-orm';
 import { ConflictError, validationError } from '../../../errors/index.js';
-import { sandboxSpecs } from '../../db/schema.js';
+import { sandboxSpecs, specBuildLogs } from '../../db/schema.js';
 import type { CreateSandboxSpecRequest, SandboxSpecInfo } from '../../models/sandbox-spec.js';
 import type { ServiceContext } from '../context.js';
 import { readSharedSettingsRow } from '../../installation/shared-settings.js';
 import { chooseDefaultRuntime } from '../../runtime/default-runtime.js';
 import { toSandboxSpecInfo } from './sandbox-spec-info.js';
+import { prepareSpecBuild } from './spec-build.js';
 
 /** A limit left out takes the server's default; only an explicit null means none. */
 function limitOrDefault(requested: number | null | undefined, fallback: number): number | null {
@@ -30,12 +31,16 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
   if (input.network === 'none' && firewallProblem) {
     throw validationError('body', ['network'], `network "none" needs host firewall rules the control plane could not install (${firewallProblem})`);
   }
+  const build = input.build ? await prepareSpecBuild(ctx, input.build, input.engine_labels) : null;
+  const image = build?.tag ?? input.image ?? '';
   // A spec's own command runs whatever it likes; otherwise the agent-server is brought into the image.
-  const unfit = input.command === null ? await ctx.whyImageUnfit?.(input.image) : null;
+  // A built image is checked at its sandboxes' start.
+  const unfit = input.command === null && !build ? await ctx.whyImageUnfit?.(image) : null;
   if (unfit) throw validationError('body', ['image'], unfit);
+  const now = new Date();
   const values = {
-    id: input.id ?? input.image,
-    image: input.image,
+    id: input.id ?? image,
+    image,
     command: input.command,
     initialEnv: input.initial_env,
     secretEnv: input.secret_env,
@@ -54,17 +59,32 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     engineLabels: input.engine_labels,
     movable: input.movable,
     isDefault: false,
+    buildStatus: build?.status ?? null,
+    buildDetail: null,
+    buildCached: build?.cached ?? false,
+    buildStartedAt: build ? now : null,
+    buildFinishedAt: build?.status === 'READY' ? now : null,
   };
-  const [row] = await ctx.db
-    .insert(sandboxSpecs)
-    .values(values)
-    .onConflictDoUpdate({
-      target: sandboxSpecs.id,
-      set: { ...values, createdAt: sql`now()`, deletedAt: null },
-      setWhere: isNotNull(sandboxSpecs.deletedAt),
-    })
-    .returning();
-  if (!row) throw new ConflictError(`Sandbox spec ${values.id} already exists`);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(sandboxSpecs)
+      .values(values)
+      .onConflictDoUpdate({
+        target: sandboxSpecs.id,
+        set: { ...values, createdAt: sql`now()`, deletedAt: null },
+        setWhere: isNotNull(sandboxSpecs.deletedAt),
+      })
+      .returning();
+    if (!inserted) throw new ConflictError(`Sandbox spec ${values.id} already exists`);
+    if (build) {
+      const log = { specId: inserted.id, log: `${build.firstLine}\n`, updatedAt: now };
+      await tx.insert(specBuildLogs).values(log).onConflictDoUpdate({ target: specBuildLogs.specId, set: log });
+    }
+    return inserted;
+  });
+  if (build?.status === 'BUILDING') {
+    ctx.specImages?.start({ specId: row.id, startedAt: now, tag: build.tag, dockerfile: build.dockerfile, context: build.context, engineLabels: row.engineLabels });
+  }
   if (row.warmPoolSize > 0) ctx.reconciler.refillWarmPools?.();
   return toSandboxSpecInfo(row);
 }

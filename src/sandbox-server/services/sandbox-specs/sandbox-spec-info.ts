@@ -28,6 +28,13 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
     engine_labels: row.engineLabels,
     movable: row.movable,
     is_default: row.isDefault,
+    build: row.buildStatus === null ? null : {
+      status: row.buildStatus,
+      detail: row.buildDetail,
+      cached: row.buildCached,
+      started_at: (row.buildStartedAt ?? row.createdAt).toISOString(),
+      finished_at: row.buildFinishedAt?.toISOString() ?? null,
+    },
   };
 }
 

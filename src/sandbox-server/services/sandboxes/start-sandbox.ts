@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { NotFoundError, validationError } from '../../../errors/index.js';
 import { dataVolumeNameFor } from '../../runtime/resource-names.js';
 import { type SnapshotRow, sandboxSpecs, snapshots } from '../../db/schema.js';
+import { refuseUnbuiltSpec } from '../sandbox-specs/spec-build.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 import type { ServiceContext } from '../context.js';
 import { onEngine } from '../snapshots/engine-error.js';
@@ -69,6 +70,8 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
         warmPoolSize: sandboxSpecs.warmPoolSize,
         warmPoolFingerprint: sandboxSpecs.warmPoolFingerprint,
         engineLabels: sandboxSpecs.engineLabels,
+        buildStatus: sandboxSpecs.buildStatus,
+        buildDetail: sandboxSpecs.buildDetail,
       })
       .from(sandboxSpecs)
       .where(
@@ -79,6 +82,7 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
       )
       .for('share');
     if (!spec) throw new NotFoundError('Sandbox spec not found');
+    refuseUnbuiltSpec(spec);
     const paused = await makeRoomForOneMore(tx, ctx.maxRunningSandboxes);
     // A start from a snapshot needs its own data volume: it is never served from the pool.
     const pooled = spec.warmPoolSize > 0 && !snapshot;
