@@ -30,15 +30,24 @@ export function conversationWorkingDir(workspace: string, request: RepositoryReq
   return posix.join(workspace, repositorySource({ ...request, selected_repository: request.selected_repository }, secrets).directory);
 }
 
+/** Where preparing a repository spent its time: the clone on the control plane, then the copy into the sandbox. */
+export interface RepositoryTimings {
+  cloneMs: number;
+  copyMs: number;
+}
+
 export async function prepareRepository(
   client: AgentClient,
   input: { request: RepositoryRequest & { selected_repository: string }; secrets: Secrets; workspace: string; signal: AbortSignal },
-): Promise<{ log: string[]; hasSetupScript: boolean }> {
+): Promise<{ log: string[]; hasSetupScript: boolean; timings: RepositoryTimings }> {
+  const began = performance.now();
   const source = repositorySource(input.request, input.secrets);
   const clone = await cloneRepository(source, input.signal);
+  const cloned = performance.now();
   try {
     const copied = await copyIntoSandbox(client, clone.tree, posix.join(input.workspace, source.directory), input.signal);
-    return { log: [...clone.log, ...copied], hasSetupScript: clone.hasSetupScript };
+    const timings = { cloneMs: cloned - began, copyMs: performance.now() - cloned };
+    return { log: [...clone.log, ...copied], hasSetupScript: clone.hasSetupScript, timings };
   } finally {
     await rm(clone.folder, { recursive: true, force: true });
   }
