@@ -1,16 +1,18 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
 import { createNodeWebSocket, type NodeWebSocket } from '@hono/node-ws';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AgentUser } from './agent-user.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { SESSION_KEY_HEADER } from '../contracts/agent-server/session-key.js';
 import { createApiApp } from '../http/app.js';
-import { browserGuard, type BrowserGuardOptions } from '../http/browser-guard/index.js';
+import { browserGuard, browserSteps, type BrowserGuardOptions } from '../http/browser-guard/index.js';
 import { registerApiDocs } from '../http/docs/index.js';
 import { createLlmMetrics, createMetrics, metricsMiddleware, registerMetricsRoute } from '../http/metrics/index.js';
 import { requestLogger } from '../http/request-log/index.js';
 import { bodyLimit, jsonDepthLimit } from '../http/request-guards/index.js';
-import { isOpenPath, isValidSessionKey, requireSessionKey, sessionKeyDigestsOf } from './auth.js';
+import { isOpenPath, isValidSessionKey, requireSessionKey, sessionKeyDigestsOf, sessionKeyStep } from './auth.js';
 import { BashCommands } from './bash/bash-commands.js';
 import { BashEventLog } from './bash/bash-event-log.js';
 import { ConversationRegistry } from './conversations/registry.js';
@@ -29,6 +31,8 @@ import { registerEventRoutes } from './routes/events/index.js';
 import { registerGitRoutes } from './routes/git/index.js';
 import { registerDownloadTrajectory, registerFileRoutes, UNPACK_PATH } from './routes/files/index.js';
 import { registerServerDetails } from './routes/server-details.js';
+import { createListeningAddresses } from './ports/listening-address.js';
+import { createPortsFastPath } from './ports/ports-fast-path.js';
 import { PORTS_PREFIX, registerPortRoutes } from './routes/ports/index.js';
 import { registerBashSocket, registerEventSocket, type EventStreamSource } from './stream/index.js';
 
@@ -62,6 +66,15 @@ export interface AgentServer {
   app: OpenAPIHono;
   /** What the conversation and event verbs (services/) take. */
   ctx: ConversationContext;
+  /**
+   * What the HTTP server runs for each request: the fast path of requests to apps in the sandbox
+   * (ports/ports-fast-path.ts) for those it can take, the app for all others. `app.fetch` alone
+   * serves the same answers.
+   */
+  listener: RequestListener;
+  /** The two halves of `listener`: the fast path (true when it took the request), and the app on node:http. */
+  fastPath: (req: IncomingMessage, res: ServerResponse) => boolean;
+  appListener: RequestListener;
   /** Attaches the WebSocket upgrade handler to the HTTP server that serves `app`. */
   injectWebSocket: NodeWebSocket['injectWebSocket'];
   /** Flushes metadata and closes the event logs; call after the HTTP server stopped. */
@@ -95,7 +108,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app });
   app.use('*', requestLogger());
   app.use('*', metricsMiddleware(metrics));
-  app.use('*', ...browserGuard(options.browser ?? { allowedHosts: [], corsOrigins: [] }));
+  const browser = options.browser ?? { allowedHosts: [], corsOrigins: [] };
+  app.use('*', ...browserGuard(browser));
 
   const acceptedKeys = sessionKeyDigestsOf(options.sessionKeys, options.sessionKeyDigests);
   app.use('*', requireSessionKey(acceptedKeys));
@@ -120,7 +134,8 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
   const isValidKey = (candidate: string | undefined) => isValidSessionKey(acceptedKeys, candidate);
   registerEventSocket(app, { upgradeWebSocket, source: streamSource(ctx), isValidSessionKey: isValidKey });
   registerBashSocket(app, { upgradeWebSocket, events: bashEvents, commands: bashCommands, isValidSessionKey: isValidKey });
-  registerPortRoutes(app, { upgradeWebSocket });
+  const listeningAddresses = createListeningAddresses();
+  registerPortRoutes(app, { upgradeWebSocket, listeningAddresses });
   registerMetricsRoute(app, metrics);
   app.openAPIRegistry.registerComponent('securitySchemes', 'sessionApiKey', { type: 'apiKey', in: 'header', name: SESSION_KEY_HEADER });
   registerApiDocs(app, {
@@ -130,7 +145,16 @@ export async function createAgentServerApp(options: AgentServerOptions): Promise
     isOpen: isOpenPath,
   });
 
-  return { app, ctx, injectWebSocket, close: () => conversations.close() };
+  const serveApp = getRequestListener(app.fetch);
+  // With CORS origins the app adds CORS headers, which the fast path does not: it leaves such servers' requests to the app.
+  const servePortFast: AgentServer['fastPath'] =
+    browser.corsOrigins.length > 0
+      ? () => false
+      : createPortsFastPath({ admission: [...browserSteps(browser), sessionKeyStep(acceptedKeys)], keyed: acceptedKeys.length > 0, listeningAddresses, metrics });
+  const listener: RequestListener = (req, res) => {
+    if (!servePortFast(req, res)) void serveApp(req, res);
+  };
+  return { app, ctx, listener, fastPath: servePortFast, appListener: serveApp, injectWebSocket, close: () => conversations.close() };
 }
 
 /** The event stream's view of the conversations. */

@@ -1,8 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
-import { SESSION_KEY_HEADER } from '../contracts/agent-server/session-key.js';
+import { SESSION_KEY_HEADER, SESSION_KEY_HEADER_LOWER } from '../contracts/agent-server/session-key.js';
 import { digestMatchesAny } from '../contracts/digest-match.js';
 import { sessionKeyDigestBytes } from '../contracts/agent-server/session-key-digest.js';
 import { UnauthorizedError } from '../errors/index.js';
+import type { AdmissionStep } from '../http/admission.js';
 
 /**
  * Paths every caller may reach, as on OpenHands' agent-server: health checks and server details
@@ -43,6 +44,15 @@ export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string
   return digestMatchesAny(accepted, sessionKeyDigestBytes(candidate));
 }
 
+/** requireSessionKey's check of a path that is not open, as an admission step (the ports' fast path runs it): the same refusal. */
+export function sessionKeyStep(accepted: SessionKeyDigests): AdmissionStep {
+  return ({ header }) => (isValidSessionKey(accepted, header(SESSION_KEY_HEADER_LOWER)) ? undefined : missingKey());
+}
+
+function missingKey(): UnauthorizedError {
+  return new UnauthorizedError(`Invalid or missing ${SESSION_KEY_HEADER}`);
+}
+
 /**
  * Requires the session-key header on every route but the open ones when keys are accepted.
  * WebSocket paths (/sockets/...) carry their key in the query or their first frame instead and
@@ -53,7 +63,7 @@ export function requireSessionKey(accepted: SessionKeyDigests): MiddlewareHandle
     const open = isOpenPath(c.req.path) || isCorsPreflight(c.req.method, (name) => c.req.header(name));
     const presented = c.req.header(SESSION_KEY_HEADER);
     if (!open && !isValidSessionKey(accepted, presented)) {
-      throw new UnauthorizedError(`Invalid or missing ${SESSION_KEY_HEADER}`);
+      throw missingKey();
     }
     // Without keys every request passes, the agent's own included: none of them is authenticated.
     if (accepted.length > 0 && presented !== undefined && isValidSessionKey(accepted, presented)) c.set('authenticated', true);

@@ -3,7 +3,8 @@
  * load the conversations, listen, and on SIGTERM or SIGINT stop accepting, let in-flight requests
  * finish, flush and close the stores, and exit 0. Bad settings exit 2 with one line on stderr.
  */
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../errors/config-error.js';
 import { serveWebSocketUpgradesOnly } from '../http/upgrade.js';
 import { type AgentUser, lookupAgentUser } from './agent-user.js';
@@ -40,8 +41,7 @@ async function main(): Promise<void> {
   }
   const config = readConfig();
   // Loaded only once the settings are checked: the logger reads LOG_LEVEL as it loads.
-  const [{ serve }, { logger }, { createAgentServerApp }] = await Promise.all([
-    import('@hono/node-server'),
+  const [{ logger }, { createAgentServerApp }] = await Promise.all([
     import('../logger.js'),
     import('./app.js'),
   ]);
@@ -74,15 +74,15 @@ async function main(): Promise<void> {
     logger.fatal({ err: error, dataDir: config.dataDir }, 'agent-server cannot open its data directory');
     process.exit(1);
   }
-  const { app, injectWebSocket } = agentServer;
+  const { listener, injectWebSocket } = agentServer;
 
-  // serve() builds a plain node:http server unless told otherwise; its type also covers http2.
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const server = createServer(listener);
+  server.listen(config.port, config.host, () => {
     logger.info(
-      { host: config.host, port: info.port, dataDir: config.dataDir, auth: config.sessionKeys.length + config.sessionKeyDigests.length > 0, agentUser: agentUser?.name },
+      { host: config.host, port: (server.address() as AddressInfo).port, dataDir: config.dataDir, auth: config.sessionKeys.length + config.sessionKeyDigests.length > 0, agentUser: agentUser?.name },
       'agent-server listening',
     );
-  }) as Server;
+  });
   serveWebSocketUpgradesOnly(server, injectWebSocket);
   server.once('error', (error) => {
     logger.fatal({ err: error, host: config.host, port: config.port }, 'agent-server cannot listen');

@@ -98,13 +98,13 @@ const isSpecCreate = (c: Context): boolean => c.req.method === 'POST' && c.req.p
 export interface SandboxServerApp {
   app: OpenAPIHono;
   /**
-   * What the HTTP server runs for each request: the proxy's fast path for the requests it can
-   * take (see createProxyFastPath), the app for all others. `app.fetch` alone serves the same
+   * What the HTTP server runs for each request: the fast paths of the agent proxy and preview URLs
+   * for the requests they can take (see createProxyFastPath, createPreviewFastPath), the app for all others. `app.fetch` alone serves the same
    * answers, the proxy's through the app's own route.
    */
   listener: RequestListener;
-  /** The two halves of `listener`: the fast path (true when it took the request), and the app on node:http. */
-  proxyFastPath: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** The two halves of `listener`: the fast paths, proxy's and previews' (true when one took the request), and the app on node:http. */
+  fastPath: (req: IncomingMessage, res: ServerResponse) => boolean;
   appListener: RequestListener;
   /** Attaches WebSocket upgrades (proxy, conversation event sockets) to the HTTP server. */
   injectWebSocket: NodeWebSocket['injectWebSocket'];
@@ -175,6 +175,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
   };
   const keys = { user: options.apiKeys, admin: options.adminKeys ?? [] };
   const previews = sandboxPortRoutes({ ...routeDeps, checkApiKey: apiKeyChecker(keys), previewDomain });
+  const servePreviewFast = previews.fastPath({ admission: browserSteps(browser), corsOrigins: browser.corsOrigins.length > 0, metrics, logger: options.logger });
   const serveProxyFast = createProxyFastPath({
     admission: [...browserSteps(browser), apiKeyStep(keys)],
     targets,
@@ -225,10 +226,13 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     isOpen: (path) => !path.startsWith('/api/'),
   });
   const serveApp = getRequestListener(app.fetch);
+  // A preview host's requests are its app's, whatever their path: never the agent proxy's.
+  const serveFast = (req: IncomingMessage, res: ServerResponse) =>
+    previewAddressOf(req.headers.host, previewDomain) === null ? serveProxyFast(req, res) || servePreviewFast(req, res) : servePreviewFast(req, res);
   const listener: RequestListener = (req, res) => {
-    if (previewAddressOf(req.headers.host, previewDomain) !== null || !serveProxyFast(req, res)) void serveApp(req, res);
+    if (!serveFast(req, res)) void serveApp(req, res);
   };
-  return { app, listener, proxyFastPath: serveProxyFast, appListener: serveApp, injectWebSocket, startTasks };
+  return { app, listener, fastPath: serveFast, appListener: serveApp, injectWebSocket, startTasks };
 }
 
 /**

@@ -5,10 +5,10 @@ import { sendParts } from '../../http/send.js';
 import type { LoopbackAddress } from './listening-address.js';
 
 /** The agent-server's own session key is for it alone: the app in the sandbox (the agent's code) never sees it. */
-const REQUEST_HEADERS_DROPPED = new Set<string>([...HOP_REQUEST_HEADERS, SESSION_KEY_HEADER_LOWER]);
+export const REQUEST_HEADERS_DROPPED: ReadonlySet<string> = new Set<string>([...HOP_REQUEST_HEADERS, SESSION_KEY_HEADER_LOWER]);
 
 /** Connections to apps in the sandbox are reused, as the control plane reuses its own to us. */
-const TO_APPS = new Agent({ keepAlive: true, timeout: 60_000 });
+export const TO_APPS = new Agent({ keepAlive: true, timeout: 60_000 });
 
 /**
  * Sends `request` on to the app listening on `address`:`port` in this sandbox, at `pathAndQuery`,

@@ -6,24 +6,37 @@ const LOOPBACKS = ['127.0.0.1', '::1'] as const;
 
 export type LoopbackAddress = (typeof LOOPBACKS)[number];
 
-/**
- * Which loopback address an app in the sandbox listens on for `port`: 127.0.0.1 (and 0.0.0.0)
- * first, then ::1, where Node 18+ apps that listen on "localhost" (Vite's default) end up. null
- * when neither accepts a connection.
- */
-export function createListeningAddresses(): (port: number) => Promise<LoopbackAddress | null> {
+export interface ListeningAddresses {
+  /**
+   * Which loopback address an app in the sandbox listens on for `port`: 127.0.0.1 (and 0.0.0.0)
+   * first, then ::1, where Node 18+ apps that listen on "localhost" (Vite's default) end up. null
+   * when neither accepts a connection.
+   */
+  find(port: number): Promise<LoopbackAddress | null>;
+  /** The address `find` found for `port` lately, without looking: undefined when it is not known. */
+  known(port: number): LoopbackAddress | undefined;
+}
+
+export function createListeningAddresses(): ListeningAddresses {
   const found = new Map<number, { address: LoopbackAddress; at: number }>();
-  return async (port) => {
-    const known = found.get(port);
-    if (known && Date.now() - known.at < REMEMBER_MS) return known.address;
-    for (const address of LOOPBACKS) {
-      if (await accepts(address, port)) {
-        found.set(port, { address, at: Date.now() });
-        return address;
+  const known = (port: number) => {
+    const entry = found.get(port);
+    return entry && Date.now() - entry.at < REMEMBER_MS ? entry.address : undefined;
+  };
+  return {
+    known,
+    async find(port) {
+      const address = known(port);
+      if (address) return address;
+      for (const candidate of LOOPBACKS) {
+        if (await accepts(candidate, port)) {
+          found.set(port, { address: candidate, at: Date.now() });
+          return candidate;
+        }
       }
-    }
-    found.delete(port);
-    return null;
+      found.delete(port);
+      return null;
+    },
   };
 }
 

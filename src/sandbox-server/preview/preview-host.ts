@@ -9,6 +9,9 @@ export interface PreviewAddress {
   port: number;
 }
 
+/** How host mode's requests are labelled in logs and metrics, whatever their path. */
+export const PREVIEW_HOST_ROUTE = '{port}-{sandbox_id}.{PREVIEW_DOMAIN}/*';
+
 const LABEL = /^([0-9]{1,5})-([a-z0-9](?:[a-z0-9-]{0,55}[a-z0-9])?)$/;
 
 /** The sandbox and port a request's `Host` names under `domain`, or null when it names none. */

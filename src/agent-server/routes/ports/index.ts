@@ -4,9 +4,10 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { bridgeWebSocket } from '../../../http/bridge-websocket.js';
-import { invalidValuesFromZod, RequestValidationError, UpstreamError } from '../../../errors/index.js';
+import { invalidValuesFromZod, RequestValidationError } from '../../../errors/index.js';
 import { errorPage, prefersHtml } from '../../../http/error-page.js';
-import { createListeningAddresses } from '../../ports/listening-address.js';
+import type { ListeningAddresses } from '../../ports/listening-address.js';
+import { nothingListens, nothingListensTitle } from '../../ports/nothing-listens.js';
 import { forwardToPort } from '../../ports/forward-to-port.js';
 import { tunnelToPort } from '../../ports/tunnel-to-port.js';
 
@@ -17,6 +18,8 @@ const PortParamsSchema = z.object({ port: z.coerce.number().int().min(1).max(65_
 
 export interface PortRoutesOptions {
   upgradeWebSocket: NodeWebSocket['upgradeWebSocket'];
+  /** Shared with the server's fast path (ports-fast-path.ts), which takes only ports found here. */
+  listeningAddresses: ListeningAddresses;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface PortRoutesOptions {
  * - `/api/port-forward/{port}`: a WebSocket whose binary frames are one TCP connection to the port.
  */
 export function registerPortRoutes(app: OpenAPIHono, options: PortRoutesOptions): void {
-  const listeningAddress = createListeningAddresses();
+  const listeningAddress = (port: number) => options.listeningAddresses.find(port);
   for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
     app.openAPIRegistry.registerPath({
       method,
@@ -49,7 +52,7 @@ export function registerPortRoutes(app: OpenAPIHono, options: PortRoutesOptions)
   const toApp = async (c: Context) => {
     const port = portOf(c);
     const address = await listeningAddress(port);
-    if (address === null) return nothingListens(c, port);
+    if (address === null) return nothingListensAnswer(c, port);
     const url = new URL(c.req.url);
     const prefix = `${PORTS_PREFIX}${c.req.param('port')}`;
     const path = url.pathname.length > prefix.length ? url.pathname.slice(prefix.length) : '/';
@@ -61,7 +64,7 @@ export function registerPortRoutes(app: OpenAPIHono, options: PortRoutesOptions)
     try {
       return await forwardToPort(c.req.raw, address, port, `${path}${url.search}`);
     } catch {
-      return nothingListens(c, port);
+      return nothingListensAnswer(c, port);
     }
   };
   app.all('/api/ports/:port', toApp);
@@ -70,7 +73,7 @@ export function registerPortRoutes(app: OpenAPIHono, options: PortRoutesOptions)
   app.get('/api/port-forward/:port', async (c) => {
     const port = portOf(c);
     const address = await listeningAddress(port);
-    if (address === null) return nothingListens(c, port);
+    if (address === null) return nothingListensAnswer(c, port);
     return options.upgradeWebSocket(c, tunnelToPort(address, port));
   });
 }
@@ -81,8 +84,8 @@ function portOf(c: Context): number {
   return parsed.data.port;
 }
 
-function nothingListens(c: Context, port: number): Response {
-  const detail = `Nothing answers on port ${port} in the sandbox: start the app there, listening on 0.0.0.0, 127.0.0.1 or ::1`;
-  if (prefersHtml(c.req.header('accept'))) return errorPage(502, `Nothing on port ${port} yet`, detail);
-  throw new UpstreamError(detail);
+function nothingListensAnswer(c: Context, port: number): Response {
+  const error = nothingListens(port);
+  if (prefersHtml(c.req.header('accept'))) return errorPage(502, nothingListensTitle(port), error.message);
+  throw error;
 }

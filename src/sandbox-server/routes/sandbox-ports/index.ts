@@ -1,9 +1,10 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_KEY_HEADER_LOWER } from '../../../contracts/agent-server/session-key.js';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { bridgeWebSocket } from '../../../http/bridge-websocket.js';
 import { errorResponses, ErrorDetailSchema, SuccessSchema } from '../../models/common.js';
-import { previewAddressOf } from '../../preview/preview-host.js';
+import { PREVIEW_HOST_ROUTE, previewAddressOf } from '../../preview/preview-host.js';
 import { signPreviewToken } from '../../preview/preview-token.js';
 import { createPreviewFactsReader, type PreviewFactsReader, previewPortOf, revokePreviewTokens } from '../../services/previews/preview-ports.js';
 import { parsePath, requireUpgrade } from '../websocket-route.js';
@@ -11,6 +12,7 @@ import type { SandboxPortRouteDeps } from './deps.js';
 import { CreatePreviewTokenRequestSchema, DEFAULT_PREVIEW_TOKEN_SECONDS, SandboxIdPathSchema, PreviewTokenSchema, SandboxPortParamsSchema, SandboxPortSchema } from '../../models/sandbox-port.js';
 import { previewHostUrl, previewPathUrl } from './preview-urls.js';
 import { servePreview } from './serve-preview.js';
+import { createPreviewFastPath, type PreviewFastPathOptions } from './preview-fast-path.js';
 import { reachSandbox } from '../reach-sandbox.js';
 
 /** Path mode: `/api/v1/sandboxes/{id}/ports/{port}/...` (answered here, not by the API key check alone). */
@@ -62,14 +64,21 @@ const revokeRoute = createRoute({
  * previewHostMode), with preview links for browsers; and `/api/v1/sandboxes/{id}/port-forward/{port}`,
  * one TCP connection over a WebSocket, for `sandboxctl port-forward`.
  */
-export function sandboxPortRoutes(deps: SandboxPortRouteDeps): { register(app: OpenAPIHono): void; hostMode: MiddlewareHandler } {
+export function sandboxPortRoutes(deps: SandboxPortRouteDeps): {
+  register(app: OpenAPIHono): void;
+  hostMode: MiddlewareHandler;
+  /** The preview fast path (preview-fast-path.ts), sharing these routes' preview facts. */
+  fastPath(options: PreviewFastPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean;
+} {
   const facts = createPreviewFactsReader(deps.ctx);
   return {
     register: (app) => registerRoutes(app, deps, facts),
+    fastPath: (options) => createPreviewFastPath(deps, facts, options),
     /** Serves requests whose Host names a sandbox port under PREVIEW_DOMAIN; it goes before every other check. */
     hostMode: async function previewHostMode(c, next) {
       const address = previewAddressOf(c.req.header('host'), deps.previewDomain);
       if (!address) return next();
+      c.set('routeLabel', PREVIEW_HOST_ROUTE);
       const url = new URL(c.req.url);
       return servePreview(c, deps, facts, { sandboxId: address.sandboxId, portSegment: String(address.port), path: url.pathname, cookiePath: '/', prefix: '' });
     },

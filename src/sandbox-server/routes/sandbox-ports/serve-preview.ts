@@ -8,7 +8,8 @@ import { verifyPreviewToken } from '../../preview/preview-token.js';
 import { forwardHttp } from '../../proxy/forward-http.js';
 import { type PreviewFacts, type PreviewFactsReader, previewPortOf } from '../../services/previews/preview-ports.js';
 import type { SandboxPortRouteDeps } from './deps.js';
-import { previewCookie, previewCookieValues, withoutPreviewCookie } from './preview-cookie.js';
+import { previewCookie } from './preview-cookie.js';
+import { previewAccessGranted, rewritePreviewHeaders } from './preview-access.js';
 import { reachSandbox, sendToSandbox } from '../reach-sandbox.js';
 
 /** The query parameter a preview link carries its token in, once: it becomes a cookie at once. */
@@ -38,19 +39,20 @@ export async function servePreview(c: Context, deps: SandboxPortRouteDeps, facts
     return await forward(c, deps, facts, request);
   } catch (error) {
     if (!(error instanceof DomainError) || !prefersHtml(c.req.header('accept'))) throw error;
-    return errorPage(statusOf(error.code), titleOf(error), error.message);
+    return errorPage(statusOf(error.code), previewErrorTitle(error), error.message);
   }
 }
 
 async function forward(c: Context, deps: SandboxPortRouteDeps, factsReader: PreviewFactsReader, request: PreviewRequest): Promise<Response> {
   const { sandboxId } = request;
   const facts = await factsReader.read(sandboxId);
-  const { port, public: isPublic } = previewPortOf(facts, request.portSegment);
+  const previewPort = previewPortOf(facts, request.portSegment);
+  const { port } = previewPort;
   const url = new URL(c.req.url);
   const queryToken = url.searchParams.get(PREVIEW_TOKEN_QUERY);
-  url.searchParams.delete(PREVIEW_TOKEN_QUERY);
   let setCookie: string | undefined;
   if (queryToken !== null) {
+    url.searchParams.delete(PREVIEW_TOKEN_QUERY);
     const expiry = tokenExpiry(facts, sandboxId, port, queryToken);
     const secure = url.protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
     setCookie = previewCookie(queryToken, request.cookiePath, expiry - Math.floor(Date.now() / 1000), secure);
@@ -58,12 +60,9 @@ async function forward(c: Context, deps: SandboxPortRouteDeps, factsReader: Prev
     if (c.req.method === 'GET' || c.req.method === 'HEAD') {
       return new Response(null, { status: 303, headers: { location: `${url.pathname}${url.search}`, 'set-cookie': setCookie, 'cache-control': 'no-store' } });
     }
-  } else if (!isPublic && deps.checkApiKey(c.req.header('authorization')) !== 'accepted') {
-    const valid = previewCookieValues(c.req.header('cookie')).some((token) => verifyPreviewToken(keyOf(facts), sandboxId, port, token));
-    if (!valid) {
-      c.header('WWW-Authenticate', 'Bearer');
-      throw new UnauthorizedError(`This preview needs an API key or a preview link: ask for one with POST /api/v1/sandboxes/${sandboxId}/ports/${port}/token (sandboxctl open ${sandboxId} ${port})`);
-    }
+  } else if (!previewAccessGranted(deps.checkApiKey, facts, sandboxId, previewPort, (name) => c.req.header(name))) {
+    c.header('WWW-Authenticate', 'Bearer');
+    throw new UnauthorizedError(`This preview needs an API key or a preview link: ask for one with POST /api/v1/sandboxes/${sandboxId}/ports/${port}/token (sandboxctl open ${sandboxId} ${port})`);
   }
 
   const target = await reachSandbox(deps, sandboxId);
@@ -73,16 +72,9 @@ async function forward(c: Context, deps: SandboxPortRouteDeps, factsReader: Prev
     return deps.upgradeWebSocket(c, bridgeWebSocket(socketUrl, () => deps.recordActivity(sandboxId), { [SESSION_KEY_HEADER_LOWER]: target.sessionApiKey }));
   }
   const answer = await sendToSandbox(deps, sandboxId, () =>
-    forwardHttp(c.req.raw, target, upstreamPath, url.search, (headers) => {
-      if (headers.cookie !== undefined) {
-        const theirs = withoutPreviewCookie(headers.cookie);
-        if (theirs) headers.cookie = theirs;
-        else delete headers.cookie;
-      }
-      headers['x-forwarded-host'] = url.host;
-      headers['x-forwarded-proto'] = c.req.header('x-forwarded-proto') ?? url.protocol.slice(0, -1);
-      if (request.prefix) headers['x-forwarded-prefix'] = request.prefix;
-    }),
+    forwardHttp(c.req.raw, target, upstreamPath, url.search, (headers) =>
+      rewritePreviewHeaders(headers, { host: url.host, proto: c.req.header('x-forwarded-proto') ?? url.protocol.slice(0, -1), prefix: request.prefix }),
+    ),
   );
   if (setCookie) answer.headers.append('set-cookie', setCookie);
   return answer;
@@ -98,7 +90,8 @@ function tokenExpiry(facts: PreviewFacts, sandboxId: string, port: number, token
   return Number(token.split('.')[1]);
 }
 
-function titleOf(error: DomainError): string {
+/** The title of the page a browser gets for a preview's error. */
+export function previewErrorTitle(error: DomainError): string {
   switch (error.code) {
     case 'unauthorized':
       return 'This preview needs a key or a fresh link';

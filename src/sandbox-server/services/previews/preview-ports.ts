@@ -50,21 +50,28 @@ const FACTS_TTL_MS = 2_000;
 
 export interface PreviewFactsReader {
   read(sandboxId: string): Promise<PreviewFacts>;
+  /** The facts `read` gave lately, while they are still reused, without reading: undefined otherwise. */
+  known(sandboxId: string): PreviewFacts | undefined;
   forget(sandboxId: string): void;
 }
 
 /** readPreviewFacts, kept for FACTS_TTL_MS so that a page's many requests cost one database read. */
 export function createPreviewFactsReader(ctx: ServiceContext): PreviewFactsReader {
-  const known = new Map<string, { facts: PreviewFacts; at: number }>();
+  const read = new Map<string, { facts: PreviewFacts; at: number }>();
+  const known = (sandboxId: string) => {
+    const hit = read.get(sandboxId);
+    return hit && Date.now() - hit.at < FACTS_TTL_MS ? hit.facts : undefined;
+  };
   return {
+    known,
     async read(sandboxId) {
-      const hit = known.get(sandboxId);
-      if (hit && Date.now() - hit.at < FACTS_TTL_MS) return hit.facts;
+      const hit = known(sandboxId);
+      if (hit) return hit;
       const facts = await readPreviewFacts(ctx, sandboxId);
-      if (known.size > 10_000) known.clear();
-      known.set(sandboxId, { facts, at: Date.now() });
+      if (read.size > 10_000) read.clear();
+      read.set(sandboxId, { facts, at: Date.now() });
       return facts;
     },
-    forget: (sandboxId) => void known.delete(sandboxId),
+    forget: (sandboxId) => void read.delete(sandboxId),
   };
 }
