@@ -175,6 +175,7 @@ function defaultSpecOf(page: z.infer<typeof SandboxSpecPageSchema>): ContainerSp
     command: spec.command,
     initialEnv: spec.initial_env,
     secretEnv: spec.secret_env,
+    secretHosts: spec.secret_hosts,
     workingDir: spec.working_dir,
     exposedPorts: spec.exposed_ports,
     cpus: spec.cpus,

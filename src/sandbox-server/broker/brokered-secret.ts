@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 /**
  * A secret the sandbox holds only as `placeholder`: the egress proxy puts `value` in its place in
@@ -19,18 +19,25 @@ export interface BrokeredSecret {
 export const PLACEHOLDER_PREFIX = 'sbx_brokered_';
 export const PLACEHOLDER_PATTERN = /sbx_brokered_[A-Za-z0-9_-]{43}/g;
 
-/** A fresh placeholder for a conversation's secret, stored with its value. */
-export function randomPlaceholder(): string {
-  return PLACEHOLDER_PREFIX + randomBytes(32).toString('base64url');
-}
-
 /**
  * The placeholder a sandbox's container gets for its spec's secret `name`: derived from the
  * sandbox's session key, which never enters the container, so nothing needs storing and a new
  * session key (a restart from ERROR) brings new placeholders with the new container.
  */
 export function specPlaceholder(sessionApiKey: string, name: string): string {
-  return PLACEHOLDER_PREFIX + createHmac('sha256', sessionApiKey).update(`brokered-secret\0${name}`).digest('base64url');
+  return derived(sessionApiKey, `spec\0${name}`);
+}
+
+/**
+ * The placeholder a conversation's agent gets for its secret `name`, stored with the value. Derived
+ * (not drawn) so that a start task repeating its step after a restart sends the same one.
+ */
+export function conversationPlaceholder(sessionApiKey: string, conversationId: string, name: string): string {
+  return derived(sessionApiKey, `conversation\0${conversationId}\0${name}`);
+}
+
+function derived(key: string, what: string): string {
+  return PLACEHOLDER_PREFIX + createHmac('sha256', key).update(`brokered-secret\0${what}`).digest('base64url');
 }
 
 /** A name matches an exact host, or a wildcard's subdomains at any depth (`*.github.com`: not github.com itself). */

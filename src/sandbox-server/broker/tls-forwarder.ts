@@ -14,6 +14,8 @@ import { swapPlaceholders } from './swap-headers.js';
 export interface BrokeredConnection {
   host: string;
   port: number;
+  /** The address to dial, as the egress policy resolved `host`; absent, `host` is looked up (TlsForwarderOptions.lookup). */
+  address?: string;
   secrets: readonly BrokeredSecret[];
   /** For the log lines. */
   sandboxId?: string;
@@ -54,7 +56,7 @@ export function createTlsForwarder(options: TlsForwarderOptions): TlsForwarder {
     const { headers, used } = swapPlaceholders(withoutHopHeaders(request.headers), secretsForHost(connection.secrets, connection.host));
     if (used.length > 0) options.log.debug({ sandboxId: connection.sandboxId, host: connection.host, secrets: used }, 'brokered secrets put in a request');
     return httpsRequest({
-      host: connection.host,
+      host: connection.address ?? connection.host,
       port: connection.port,
       servername: isIP(connection.host) ? undefined : connection.host,
       method: request.method,

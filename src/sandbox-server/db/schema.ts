@@ -6,7 +6,7 @@ import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-
 import { SPEC_BUILD_STATUSES } from '../../contracts/spec-build.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
 import { DELIVERY_STATES } from '../../contracts/webhook.js';
-import type { Secrets } from '../../contracts/agent-server/secrets.js';
+import type { AppConversationSecrets } from '../models/secret-hosts.js';
 
 /** A port the sandbox's image listens on, published on its engine's advertise host under `name` (AGENT_SERVER, ...). */
 export interface ExposedPort {
@@ -232,7 +232,7 @@ export const appConversationStartTasks = pgTable(
     /** The request as received, without its secrets. */
     request: jsonb('request').$type<Record<string, unknown>>().notNull(),
     /** Kept apart from `request` so no answer carries them; cleared once the task ends. */
-    secrets: jsonb('secrets').$type<Secrets>().notNull().default({}),
+    secrets: jsonb('secrets').$type<AppConversationSecrets>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

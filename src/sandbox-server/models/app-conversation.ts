@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { SendMessageRequestSchema, TagsSchema } from '../../contracts/agent-server/conversation-requests.js';
-import { SecretsSchema } from '../../contracts/agent-server/secrets.js';
 import { MetricsSnapshotSchema } from '../../contracts/agent-server/llm-metrics.js';
 import { START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 import { storableDateTime } from './common.js';
 import { SandboxStatusSchema } from './sandbox.js';
+import { AppConversationSecretsSchema } from './secret-hosts.js';
 
 const DateTimeSchema = z.string().openapi({ format: 'date-time' });
 const DateTimeQuerySchema = storableDateTime({ offset: true, local: true }).optional();
@@ -28,8 +28,11 @@ export const AppConversationStartRequestSchema = z
     trigger: z.string().nullish(),
     pr_number: z.array(z.number().int()).default([]),
     tags: TagsSchema.default({}),
-    /** Set as variables in the agent's shell and masked in all that leaves it: plain values, or StaticSecret / LookupSecret sources. */
-    secrets: SecretsSchema.default({}),
+    /**
+     * Set as variables in the agent's shell and masked in all that leaves it: plain values, or
+     * StaticSecret / LookupSecret sources; a StaticSecret with `hosts` is brokered (a placeholder in the shell).
+     */
+    secrets: AppConversationSecretsSchema.default({}),
   })
   .openapi('AppConversationStartRequest');
 export type AppConversationStartRequest = z.output<typeof AppConversationStartRequestSchema>;

@@ -3,6 +3,7 @@ import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contr
 import { OCI_RUNTIMES, SANDBOX_NETWORKS } from '../../contracts/sandbox.js';
 import { EngineLabelsSchema } from './engine.js';
 import { SPEC_BUILD_STATUSES, SPEC_IMAGE_REPOSITORY } from '../../contracts/spec-build.js';
+import { HEADER_SAFE_MESSAGE, headerSafe, SecretHostsSchema } from './secret-hosts.js';
 import { LimitQuerySchema, PageIdQuerySchema, pageSchema } from '../../contracts/paging.js';
 
 const SPEC_IMAGE_TAG_EXAMPLE = `${SPEC_IMAGE_REPOSITORY}:<sha256 of the Dockerfile and the context>`;
@@ -40,6 +41,7 @@ export const SandboxSpecInfoSchema = z
     command: z.array(z.string()).nullable(),
     initial_env: z.record(z.string(), z.string()).openapi({ description: `Each entry named in secret_env shows ${JSON.stringify(MASKED_ENV_VALUE)} instead of its value` }),
     secret_env: z.array(z.string()).openapi({ description: 'Our extension: the initial_env entries that are secret, whose values are never answered' }),
+    secret_hosts: z.record(z.string(), z.array(z.string())).openapi({ description: 'Our extension: the brokered secret_env entries and the hosts each goes to; their sandboxes hold placeholders' }),
     working_dir: z.string(),
     created_at: z.string().openapi({ format: 'date-time' }),
     image: z.string(),
@@ -158,6 +160,10 @@ export const CreateSandboxSpecRequestSchema = z
     secret_env: z.array(z.string()).max(256).default([]).openapi({
       description: 'Our extension: names of initial_env entries that are secret. Their values are never answered (shown masked) and are masked in what the agent prints',
     }),
+    secret_hosts: z.record(z.string(), SecretHostsSchema).default({}).openapi({
+      description:
+        "Our extension, brokered secrets: secret_env entries whose values never enter the sandbox. Its variable holds a placeholder, which the control plane's egress proxy replaces with the value in the headers of HTTPS requests to the hosts listed (Authorization, Basic credentials as git sends them, any header), and only there",
+    }),
     working_dir: z.string().startsWith('/', 'must be an absolute path').default('/workspace'),
     exposed_ports: z
       .array(ExposedPortSchema)
@@ -192,6 +198,10 @@ export const CreateSandboxSpecRequestSchema = z
     spec.secret_env.forEach((name, index) => {
       if (!(name in spec.initial_env)) ctx.addIssue({ code: 'custom', path: ['secret_env', index], message: 'must name an entry of initial_env' });
     });
+    for (const name of Object.keys(spec.secret_hosts)) {
+      if (!spec.secret_env.includes(name)) ctx.addIssue({ code: 'custom', path: ['secret_hosts', name], message: 'must name an entry of secret_env' });
+      else if (!headerSafe(spec.initial_env[name] ?? '')) ctx.addIssue({ code: 'custom', path: ['initial_env', name], message: HEADER_SAFE_MESSAGE });
+    }
   })
   .openapi('CreateSandboxSpecRequest');
 export type CreateSandboxSpecRequest = z.infer<typeof CreateSandboxSpecRequestSchema>;

@@ -3,11 +3,12 @@ import { DATA_OWNER_ENV } from '../../contracts/agent-server/data-owner.js';
 import { SESSION_KEY_DIGEST_ENV, sessionKeyDigest } from '../../contracts/agent-server/session-key-digest.js';
 import { dataVolumeNameFor, networkNameFor } from '../runtime/resource-names.js';
 import type { ContainerRequest } from '../runtime/runtime.js';
+import { specPlaceholder } from '../broker/brokered-secret.js';
 
 /** What of a spec its containers are made from. */
 export type ContainerSpec = Pick<
   SandboxSpecRow,
-  'id' | 'image' | 'command' | 'initialEnv' | 'secretEnv' | 'workingDir' | 'exposedPorts' | 'cpus' | 'memoryMb' | 'pidsLimit' | 'runtime' | 'network'
+  'id' | 'image' | 'command' | 'initialEnv' | 'secretEnv' | 'secretHosts' | 'workingDir' | 'exposedPorts' | 'cpus' | 'memoryMb' | 'pidsLimit' | 'runtime' | 'network'
 >;
 
 /**
@@ -32,7 +33,12 @@ export function containerRequestFor(
     command: spec.command,
     env,
     // The sandbox's own values win: a spec cannot set its digest or owner, wherever initial_env goes.
-    initialEnv: Object.fromEntries(Object.entries(spec.initialEnv).filter(([name]) => !(name in env))),
+    initialEnv: Object.fromEntries(
+      Object.entries(spec.initialEnv)
+        .filter(([name]) => !(name in env))
+        // A brokered secret's value stays here: the container gets its placeholder (broker/).
+        .map(([name, value]) => [name, name in spec.secretHosts ? specPlaceholder(row.sessionApiKey, name) : value]),
+    ),
     secretEnv: spec.secretEnv.filter((name) => !(name in env)),
     workingDir: spec.workingDir,
     exposedPorts: spec.exposedPorts,

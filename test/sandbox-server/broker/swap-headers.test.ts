@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { hostMatches, randomPlaceholder, secretsForHost, specPlaceholder, type BrokeredSecret } from '../../../src/sandbox-server/broker/brokered-secret.js';
+import { conversationPlaceholder, hostMatches, secretsForHost, specPlaceholder, type BrokeredSecret } from '../../../src/sandbox-server/broker/brokered-secret.js';
 import { swapPlaceholders } from '../../../src/sandbox-server/broker/swap-headers.js';
 
-const token: BrokeredSecret = { name: 'GITHUB_TOKEN', placeholder: randomPlaceholder(), value: 'ghp_real', hosts: ['github.com', '*.github.com'] };
-const other: BrokeredSecret = { name: 'NPM_TOKEN', placeholder: randomPlaceholder(), value: 'npm_real', hosts: ['registry.npmjs.org'] };
+const token: BrokeredSecret = { name: 'GITHUB_TOKEN', placeholder: specPlaceholder('session-key', 'GITHUB_TOKEN'), value: 'ghp_real', hosts: ['github.com', '*.github.com'] };
+const other: BrokeredSecret = { name: 'NPM_TOKEN', placeholder: conversationPlaceholder('session-key', 'conversation-1', 'NPM_TOKEN'), value: 'npm_real', hosts: ['registry.npmjs.org'] };
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('swapPlaceholders', () => {
@@ -62,6 +62,9 @@ describe('the hosts a secret goes to', () => {
     expect(specPlaceholder('key-1', 'GITHUB_TOKEN')).toBe(a);
     expect(specPlaceholder('key-2', 'GITHUB_TOKEN')).not.toBe(a);
     expect(specPlaceholder('key-1', 'NPM_TOKEN')).not.toBe(a);
-    expect(randomPlaceholder()).toMatch(/^sbx_brokered_[A-Za-z0-9_-]{43}$/);
+    const conversation = conversationPlaceholder('key-1', 'conversation-1', 'GITHUB_TOKEN');
+    expect(conversation).toMatch(/^sbx_brokered_[A-Za-z0-9_-]{43}$/);
+    expect(conversation).not.toBe(a);
+    expect(conversationPlaceholder('key-1', 'conversation-2', 'GITHUB_TOKEN')).not.toBe(conversation);
   });
 });

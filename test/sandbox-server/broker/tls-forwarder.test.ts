@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaMaterial, LeafIssuer } from '../../../src/sandbox-server/broker/certificate-authority.js';
 import { LeafContexts } from '../../../src/sandbox-server/broker/leaf-contexts.js';
-import { randomPlaceholder, type BrokeredSecret } from '../../../src/sandbox-server/broker/brokered-secret.js';
+import { specPlaceholder, type BrokeredSecret } from '../../../src/sandbox-server/broker/brokered-secret.js';
 import { createTlsForwarder, type TlsForwarder } from '../../../src/sandbox-server/broker/tls-forwarder.js';
 import { logger } from '../../../src/logger.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
@@ -28,7 +28,7 @@ const lookup: LookupFunction = (hostname, options, callback) => {
 
 const remoteCa = createCaMaterial('test remote CA');
 const installationCa = createCaMaterial('test installation');
-const token: BrokeredSecret = { name: 'GIT_TOKEN', placeholder: randomPlaceholder(), value: 'real-token-c0ffee', hosts: ['git.brokered.test'] };
+const token: BrokeredSecret = { name: 'GIT_TOKEN', placeholder: specPlaceholder('session-key', 'GIT_TOKEN'), value: 'real-token-c0ffee', hosts: ['git.brokered.test'] };
 
 let dir: string;
 let git: GitServer;

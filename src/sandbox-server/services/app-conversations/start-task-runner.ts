@@ -12,6 +12,7 @@ import { startSandbox } from '../sandboxes/start-sandbox.js';
 import type { AppConversationContext } from './context.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 import { agentConversationRequest } from './start-request.js';
+import { brokerConversationSecrets } from './broker-conversation-secrets.js';
 import { conversationWorkingDir, prepareRepository, runSetupScript, setUpSkills } from '../repositories/repository-steps.js';
 
 const FINISHED: StartTaskStatus[] = ['READY', 'ERROR'];
@@ -151,7 +152,7 @@ export class StartTaskRunner {
       agentConversationRequest({
         conversationId: task.conversationId,
         request,
-        secrets: task.secrets,
+        secrets: await brokerConversationSecrets(this.#ctx.db, { sandboxId: requireSandboxId(task), conversationId: task.conversationId }, task.secrets),
         settings: this.#ctx.settings,
         workingDir: await this.#conversationDir(task),
       }),

@@ -44,6 +44,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     command: input.command,
     initialEnv: input.initial_env,
     secretEnv: input.secret_env,
+    secretHosts: input.secret_hosts,
     workingDir: input.working_dir,
     exposedPorts: input.exposed_ports,
     cpus: limitOrDefault(input.cpus, defaults.cpus),

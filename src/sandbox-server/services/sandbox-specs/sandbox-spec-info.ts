@@ -10,6 +10,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
     command: row.command,
     initial_env: Object.fromEntries(Object.entries(row.initialEnv).map(([name, value]) => [name, row.secretEnv.includes(name) ? MASKED_ENV_VALUE : value])),
     secret_env: row.secretEnv,
+    secret_hosts: row.secretHosts,
     working_dir: row.workingDir,
     created_at: row.createdAt.toISOString(),
     image: row.image,
