@@ -12,6 +12,7 @@ const DEFAULT_SPEC = {
   command: null,
   initial_env: {},
   secret_env: [],
+  secret_hosts: {},
   working_dir: '/workspace',
   created_at: expect.stringMatching(/Z$/),
   image: DEFAULT_IMAGE,
@@ -176,7 +177,7 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       };
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);
-      expect(body).toEqual({ ...input, secret_env: [], created_at: expect.any(String), is_default: false, warm_pool_ready: 0, build: null });
+      expect(body).toEqual({ ...input, secret_env: [], secret_hosts: {}, created_at: expect.any(String), is_default: false, warm_pool_ready: 0, build: null });
     });
 
     it('answers 409 for an id in use', async () => {
