@@ -12,7 +12,8 @@
  * The full floor is `docker run` with everything our create passes, on a network made ahead (as
  * our spare networks are); the plain floor is the image alone. Each start is split into phases
  * (phases.ts). COLD_SAMPLES (default 10) sets the rounds, COLD_RUNTIMES the OCI runtimes (default
- * runc,runsc: those the engine has), one control plane each, its default spec on that runtime.
+ * runc,runsc: those the engine has), one control plane each, its default spec on that runtime, on
+ * a fresh PostgreSQL database when DATABASE_URL is set, else PGlite (bench-database.ts).
  * Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local) and
  * `npm run build`.
  */
@@ -33,6 +34,7 @@ import { answersAlive, createFloors, type FloorAnswer, type Floors } from './flo
 import { formatMs, formatRatio, loadAverage, percentile, printTable, until } from './measure.js';
 import { containerPhases, type Phases, printPhases } from './phases.js';
 import { followRunningEvents } from './running-events.js';
+import { benchDatabase } from './bench-database.js';
 
 const SAMPLES = Number(process.env.COLD_SAMPLES ?? 10);
 const BURST = Number(process.env.COLD_BURST ?? 40);
@@ -64,10 +66,12 @@ export async function run(): Promise<void> {
 async function measureRuntime(docker: Docker, bench: BenchImage, floors: Floors, runtime: string): Promise<void> {
   const loadBefore = loadAverage();
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-cold-'));
+  const database = await benchDatabase('bench_cold');
   const server = await startSandboxServer(
     loadConfig({
       PORT: '0',
       DATA_DIR: dataDir,
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
       AGENT_SERVER_IMAGE: bench.image,
       SANDBOX_BASE_IMAGE: bench.baseImage,
       SANDBOX_SERVER_INSTANCE: bench.instanceId,
@@ -125,10 +129,11 @@ async function measureRuntime(docker: Docker, bench: BenchImage, floors: Floors,
   } finally {
     running.stop();
     await server.close();
+    await database.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
 
-  console.log(`\n${runtime}: ${SAMPLES} rounds alternating ours, the full floor and the plain floor; no warm pool; burst of ${BURST}`);
+  console.log(`\n${runtime}: ${SAMPLES} rounds alternating ours, the full floor and the plain floor; no warm pool; burst of ${BURST}; on ${database.name}`);
   console.log(`load average (1, 5, 15 min): ${loadBefore} before, ${loadAverage()} after`);
   const p50 = (values: number[]) => percentile(values, 0.5);
   const line = (name: string, sample: Sample) => [

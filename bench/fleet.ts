@@ -18,19 +18,18 @@
  * (SANDBOX_BASE_IMAGE, default sandbox-base:local) and `npm run build`.
  */
 import { type ChildProcess, execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
-import postgres from 'postgres';
 import { copyImage } from '../src/sandbox-server/image/index.js';
 import { EnginePageSchema } from '../src/sandbox-server/models/engine.js';
 import { SandboxInfoSchema } from '../src/sandbox-server/models/sandbox.js';
 import { LABEL_INSTANCE } from '../src/sandbox-server/runtime/index.js';
 import { freePort, startBuiltControlPlane, stopProcess } from '../test/helpers/processes.js';
+import { createDatabase } from './bench-database.js';
 import { type BenchImage, buildBenchImage, controlPlaneApi, removeBenchResources, removeSandboxResources } from './docker-fixture.js';
 import { formatMs, formatRatio, percentile, printTable, until as untilPolled } from './measure.js';
 import { followRunningEvents } from './running-events.js';
@@ -108,7 +107,7 @@ export async function run(): Promise<void> {
 
 /** One arm: its replicas on a fresh database, the burst, for two replicas the takeovers, then everything removed. */
 async function runArm(adminUrl: string, bench: BenchImage, engines: Engine[], replicaCount: number, dockers: Map<string, Docker>): Promise<Arm> {
-  const database = await createDatabase(adminUrl);
+  const database = await createDatabase('bench_fleet', adminUrl);
   const env = {
     DATABASE_URL: database.url,
     SANDBOX_SERVER_API_KEYS: KEY,
@@ -254,23 +253,6 @@ async function leasesHeld(replica: Replica): Promise<string[]> {
 async function engineHealth(replica: Replica): Promise<Record<string, string | null>> {
   const { items } = await controlPlaneApi(replica.url, AUTH)(EnginePageSchema, 'GET', '/api/v1/engines');
   return Object.fromEntries(items.map((engine) => [engine.name, engine.health]));
-}
-
-/** A fresh database on the DATABASE_URL server, dropped (with its connections) by `drop()`. */
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_fleet_${randomBytes(6).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    try {
-      await sql.unsafe(statement);
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** The least MemAvailable seen, read from /proc/meminfo every second. */

@@ -13,7 +13,8 @@
  * with the floors, so all see the same machine; once per OCI runtime the engine has (runc, runsc),
  * each beside the floors of the same runtime: gVisor's own cost shows in every column, ours in the
  * ratio. The bench reads a status after each write the reconciler reports. LIFECYCLE_SANDBOXES and LIFECYCLE_CYCLES
- * shrink a run. Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local)
+ * shrink a run. On a fresh PostgreSQL database when DATABASE_URL is set, else PGlite
+ * (bench-database.ts). Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local)
  * and dist/agent-server.js (`npm run build`).
  */
 import { randomBytes } from 'node:crypto';
@@ -27,6 +28,7 @@ import { registerConfiguredEngines } from '../src/sandbox-server/engines/registe
 import { type SandboxRow, type SandboxSpecRow, sandboxes, sandboxSpecs } from '../src/sandbox-server/db/schema.js';
 import { Reconciler } from '../src/sandbox-server/reconciler/index.js';
 import { createDockerRuntime, LABEL_SANDBOX_ID } from '../src/sandbox-server/runtime/index.js';
+import { benchDatabase } from './bench-database.js';
 import { type BenchImage, buildBenchImage, createFloorContainer, removeBenchResources } from './docker-fixture.js';
 import { createFloors, type Floors } from './floors.js';
 import { formatMs, formatRatio, loadAverage, percentile, printTable, timed } from './measure.js';
@@ -48,7 +50,9 @@ export async function run(): Promise<void> {
   const bench = await buildBenchImage(docker, 'bench');
   const { instanceId } = bench;
 
-  const { db, close } = await openDatabase({});
+  const database = await benchDatabase('bench_lifecycle');
+  console.log(`on ${database.name}`);
+  const { db, close } = await openDatabase({ url: database.url });
   await registerConfiguredEngines(db, undefined, 'unix:///var/run/docker.sock');
   const runtime = createDockerRuntime({ instanceId, docker, spareNetworks: DEFAULTS.SANDBOX_SPARE_NETWORKS });
   const reconciler = new Reconciler({ db, runtime, instanceId });
@@ -62,6 +66,7 @@ export async function run(): Promise<void> {
   } finally {
     await reconciler.stop();
     await close();
+    await database.drop();
     await floors.close();
     await removeBenchResources(docker, bench);
   }

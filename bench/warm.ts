@@ -8,7 +8,8 @@
  * misses are counted and printed. Peers' published medians for create -> first command (ComputeSDK
  * benchmark, 2026-04-01) are printed beside it, and each sample split into the claim (POST answered)
  * and the first command. WARM_SAMPLES sets the rounds (default 20),
- * WARM_RUNTIME the OCI runtime (default runc).
+ * WARM_RUNTIME the OCI runtime (default runc). On a fresh PostgreSQL database when DATABASE_URL is
+ * set, else PGlite (bench-database.ts).
  * Needs the engine, the base image (SANDBOX_BASE_IMAGE, default sandbox-base:local) and
  * `npm run build`.
  */
@@ -23,6 +24,7 @@ import { SandboxInfoSchema } from '../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecPageSchema } from '../src/sandbox-server/models/sandbox-spec.js';
 import { startSandboxServer } from '../src/sandbox-server/server.js';
 import { type BenchImage, buildBenchImage, controlPlaneApi, createFloorContainer, echoDirect, echoThroughProxy, removeBenchResources, waitFor } from './docker-fixture.js';
+import { benchDatabase } from './bench-database.js';
 import { formatMs, formatRatio, loadAverage, percentile, printTable, until } from './measure.js';
 
 const SAMPLES = Number(process.env.WARM_SAMPLES ?? 20);
@@ -40,10 +42,12 @@ export async function run(): Promise<void> {
   const bench = await buildBenchImage(docker, 'bench-warm');
   const { instanceId, image, baseImage } = bench;
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-warm-'));
+  const database = await benchDatabase('bench_warm');
   const server = await startSandboxServer(
     loadConfig({
       PORT: '0',
       DATA_DIR: dataDir,
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
       AGENT_SERVER_IMAGE: image,
       SANDBOX_BASE_IMAGE: baseImage,
       SANDBOX_SERVER_INSTANCE: instanceId,
@@ -76,13 +80,14 @@ export async function run(): Promise<void> {
     }
   } finally {
     await server.close();
+    await database.drop();
     await removeBenchResources(docker, bench);
     await rm(dataDir, { recursive: true, force: true });
   }
 
   const ours = { p50: percentile(warm, 0.5), p95: percentile(warm, 0.95) };
   const base = { p50: percentile(floor, 0.5), p95: percentile(floor, 0.95) };
-  console.log(`\n${RUNTIME}: ${SAMPLES} rounds alternating; pool of ${POOL} for the default spec; ${SAMPLES - misses} hits, ${misses} misses`);
+  console.log(`\n${RUNTIME}: ${SAMPLES} rounds alternating; pool of ${POOL} for the default spec; ${SAMPLES - misses} hits, ${misses} misses; on ${database.name}`);
   console.log(`load average (1, 5, 15 min): ${loadBefore} before, ${loadAverage()} after`);
   printTable(
     ['figure (goal <= 50 ms p50)', 'ours p50', 'ours p95', 'floor p50', 'floor p95', 'p50 ratio', 'samples'],

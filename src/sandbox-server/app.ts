@@ -156,6 +156,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     runtimeProbes: options.runtimeProbes,
     whyImageUnfit: options.whyImageUnfit,
     specImages: options.specImages,
+    knownTargets: targets,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { available: null },

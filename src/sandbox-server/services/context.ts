@@ -1,3 +1,4 @@
+import type { AgentServerTarget } from '../agent-client.js';
 import type { EngineIdentity } from './engines/engine-identity.js';
 import type { Database } from '../db/client.js';
 import type { RuntimeProbe, SandboxRuntime } from '../runtime/runtime.js';
@@ -44,6 +45,15 @@ export interface ServiceContext {
    * dropped). Absent, such waits poll alone.
    */
   nextSandboxChange?(sandboxId: string, stop: AbortSignal): Promise<void>;
+  /**
+   * The proxy's memory of agent-server targets (proxy/target-cache.ts): a claim from the warm pool
+   * tells it the member's target, so that the first request through the proxy reads no database.
+   * `mark` before reading the sandbox, `remember` after with that mark. Absent, nothing is told.
+   */
+  knownTargets?: {
+    mark(): number;
+    remember(sandboxId: string, target: AgentServerTarget, seen: number): void;
+  };
 }
 
 /**

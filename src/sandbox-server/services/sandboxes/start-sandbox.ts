@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { NotFoundError, validationError } from '../../../errors/index.js';
+import { agentTargetOf } from '../../agent-client.js';
 import { dataVolumeNameFor } from '../../runtime/resource-names.js';
 import { type SnapshotRow, sandboxSpecs, snapshots } from '../../db/schema.js';
 import { refuseUnbuiltSpec } from '../sandbox-specs/spec-build.js';
@@ -55,7 +56,8 @@ export async function startSandbox(ctx: ServiceContext, input: StartSandboxInput
 }
 
 async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandboxInput, snapshot: SnapshotRow | undefined): Promise<SandboxInfo> {
-  const { row, paused, pooled } = await ctx.db.transaction(async (tx) => {
+  const seen = ctx.knownTargets?.mark();
+  const { row, paused, pooled, claimed } = await ctx.db.transaction(async (tx) => {
     // Held until this sandbox is committed, so a concurrent delete of the snapshot sees it and refuses.
     if (snapshot) {
       const [still] = await tx.select({ id: snapshots.id }).from(snapshots).where(eq(snapshots.id, snapshot.id)).for('share');
@@ -90,7 +92,7 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
     const claimed = pooled && fingerprint
       ? await claimWarmSandbox(tx, { specId: spec.id, fingerprint, createdByUserId: input.createdByUserId ?? null })
       : null;
-    if (claimed) return { row: claimed, paused, pooled };
+    if (claimed) return { row: claimed, paused, pooled, claimed: true };
     // From a snapshot, on the engine holding its volume copy; otherwise wherever placement says.
     const engine = await placeSandbox(tx, spec.engineLabels, snapshot?.engine);
     const row = await insertSandbox(
@@ -98,13 +100,17 @@ async function claimOrInsert(ctx: ServiceContext, id: string, input: StartSandbo
       { id, specId: spec.id, engine, snapshotId: snapshot?.id ?? null, image: snapshot?.image ?? null, createdByUserId: input.createdByUserId ?? null },
       null,
     );
-    return { row, paused, pooled };
+    return { row, paused, pooled, claimed: false };
   });
   if (pooled) {
-    ctx.countWarmPoolClaim?.(row.specId, row.claimedAt !== null);
+    ctx.countWarmPoolClaim?.(row.specId, claimed);
     ctx.reconciler.refillWarmPools?.();
   }
+  // A claim changes no desired state: the member runs as its reconciler last saw it, so there is
+  // nothing to kick it for, and its target, read in the claim, is known before the first request.
+  const target = claimed ? agentTargetOf(row) : null;
+  if (target && seen !== undefined) ctx.knownTargets?.remember(row.id, target, seen);
+  else ctx.reconciler.kick(row.id, row.engine);
   for (const id of paused) ctx.reconciler.kick(id);
-  ctx.reconciler.kick(row.id, row.engine);
   return toSandboxInfo(row);
 }
