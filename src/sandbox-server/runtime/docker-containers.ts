@@ -20,7 +20,7 @@ import {
 } from './runtime.js';
 import { tarOf } from './tar.js';
 import { type AgentBundles, bringAgentServer } from './agent-bundle.js';
-import { launchOf, refuseUnfit } from './docker-launch.js';
+import { type ImageMemory, imageMemory, launchOf, refuseUnfit } from './docker-launch.js';
 import { installTrustedCa, trustEnv } from './docker-trust.js';
 
 export interface DockerContainersOptions {
@@ -50,10 +50,11 @@ export type DockerContainers = Pick<SandboxRuntime, 'create' | 'start' | 'pause'
  */
 export function createDockerContainers(options: DockerContainersOptions): DockerContainers {
   const { docker } = options;
+  const images = imageMemory();
   return {
     async create(request) {
       try {
-        return await createAndStart(options, request);
+        return await createAndStart(options, images, request);
       } finally {
         options.networks.spares.fill(request.network.access);
       }
@@ -154,7 +155,7 @@ async function start(docker: Docker, containerId: string): Promise<void> {
 }
 
 /** Creates the container on a spare network (or one made for it) and starts it. */
-async function createAndStart(options: DockerContainersOptions, request: ContainerRequest): Promise<ContainerObservation> {
+async function createAndStart(options: DockerContainersOptions, images: ImageMemory, request: ContainerRequest): Promise<ContainerObservation> {
   const { docker, networks, owner, publishHost, logRotation } = options;
   const launch = await launchOf(docker, options.bundles, request);
   const spare = networks.spares.take(request.sandboxId, request.network.access);
@@ -173,8 +174,8 @@ async function createAndStart(options: DockerContainersOptions, request: Contain
     // 400: the engine rejects the spec; 404: the image does not exist. Neither heals by retrying.
     throw toRuntimeError(error, 'create', [400, 404]);
   }
-  if (launch.kind === 'brought') await refuseUnfit(docker.getContainer(containerId), request.image, launch.env);
-  if (options.trustedCa) await installTrustedCa(docker.getContainer(containerId), options.trustedCa);
+  if (launch.kind === 'brought') await refuseUnfit(docker.getContainer(containerId), request.image, launch, images);
+  if (options.trustedCa) await installTrustedCa(docker.getContainer(containerId), options.trustedCa, { id: launch.imageId, files: images.files });
   if (initialEnvFile) await putInitialEnv(docker.getContainer(containerId), request.initialEnv, request.secretEnv ?? []);
   await start(docker, containerId);
   const observation = await inspect(options, containerId);

@@ -33,9 +33,9 @@ export function trustEnv(): Record<string, string> {
  * the image's system roots (Node's own when the image has none) with the CA, the CA added to each
  * system store the image has, and to Debian's local CAs. Only the certificate: its key stays home.
  */
-export async function installTrustedCa(container: Docker.Container, caPem: string): Promise<void> {
+export async function installTrustedCa(container: Docker.Container, caPem: string, image: { id: string | undefined; files: Map<string, Promise<Buffer | undefined>> }): Promise<void> {
   const ca = caPem.endsWith('\n') ? caPem : `${caPem}\n`;
-  const stores = await Promise.all(SYSTEM_BUNDLES.map(async (path) => ({ path, content: await regularFileOf(container, path) })));
+  const stores = await Promise.all(SYSTEM_BUNDLES.map(async (path) => ({ path, content: await imageFileOf(container, path, image) })));
   const found = stores.filter((store): store is { path: string; content: Buffer } => store.content !== undefined);
   const roots = found[0]?.content.toString('utf8') ?? `${rootCertificates.join('\n')}\n`;
   const withCa = (bundle: string) => Buffer.from(`${bundle.endsWith('\n') || bundle === '' ? bundle : `${bundle}\n`}${ca}`);
@@ -52,6 +52,21 @@ export async function installTrustedCa(container: Docker.Container, caPem: strin
     await container.remove({ force: true }).catch(() => undefined);
     throw toRuntimeError(error, 'install the installation CA');
   }
+}
+
+/**
+ * The file as the image has it: read from the container created from it, once per image id (an
+ * id's content never changes); a failed read is not kept.
+ */
+function imageFileOf(container: Docker.Container, path: string, image: { id: string | undefined; files: Map<string, Promise<Buffer | undefined>> }): Promise<Buffer | undefined> {
+  if (image.id === undefined) return regularFileOf(container, path);
+  const key = `${image.id} ${path}`;
+  const known = image.files.get(key);
+  if (known) return known;
+  const reading = regularFileOf(container, path);
+  image.files.set(key, reading);
+  reading.catch(() => image.files.delete(key));
+  return reading;
 }
 
 /** The content of a regular file in the container (not a link, which its target's store covers); undefined when there is none. */
