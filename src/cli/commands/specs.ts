@@ -1,4 +1,7 @@
 import { type CreateSandboxSpecRequest, iteratePages, type SandboxSpecInfo } from '../../client/index.js';
+import { readFile } from 'node:fs/promises';
+import { OCI_RUNTIMES, type OciRuntime } from '../../contracts/sandbox.js';
+import { packBuildContext } from '../build-context.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
 import { collect } from '../collect.js';
 import { type Command, type CommandContext, flag, integerOption, pairsOption, type ParsedArgs, stringOption } from '../command.js';
@@ -12,6 +15,7 @@ function printSpec(ctx: CommandContext, spec: SandboxSpecInfo): void {
       ['id', spec.id],
       ['image', spec.image],
       ['default', spec.is_default ? 'yes' : 'no'],
+      ...(spec.build ? [['build', buildState(spec.build)] as const] : []),
       ['command', spec.command ? spec.command.join(' ') : '(image default)'],
       ['working dir', spec.working_dir],
       ...Object.entries(spec.initial_env).map(([name, value]) => [`env ${name}`, spec.secret_env.includes(name) ? `${value} (secret)` : value] as const),
@@ -28,6 +32,11 @@ function printSpec(ctx: CommandContext, spec: SandboxSpecInfo): void {
   );
 }
 
+/** e.g. `READY (cached)`, `FAILED: <why>`. */
+function buildState(build: NonNullable<SandboxSpecInfo['build']>): string {
+  return `${build.status}${build.cached ? ' (cached)' : ''}${build.detail ? `: ${build.detail}` : ''}`;
+}
+
 /** Ready members over the pool's size, e.g. `2/2`; `-` for a spec without a pool. */
 function warmPool(spec: SandboxSpecInfo): string {
   return spec.warm_pool_size > 0 ? `${spec.warm_pool_ready}/${spec.warm_pool_size}` : '-';
@@ -41,16 +50,50 @@ function numberOption(args: ParsedArgs, name: string): number | undefined {
   return value;
 }
 
-function createRequest(args: ParsedArgs): CreateSandboxSpecRequest {
+/** The image the spec runs, or the build that makes it: a Dockerfile and, with --context, a directory packed as `docker build` packs it. */
+async function imageOrBuild(args: ParsedArgs): Promise<Pick<CreateSandboxSpecRequest, 'image' | 'build'>> {
   const image = stringOption(args, 'image');
-  if (image === undefined) throw new UsageError('--image is required');
+  const dockerfile = stringOption(args, 'dockerfile');
+  const contextDir = stringOption(args, 'context');
+  if (image !== undefined && dockerfile !== undefined) throw new UsageError('give --image or --dockerfile, not both');
+  if (contextDir !== undefined && dockerfile === undefined) throw new UsageError('--context needs --dockerfile');
+  if (dockerfile === undefined) {
+    if (image === undefined) throw new UsageError('--image or --dockerfile is required');
+    return { image };
+  }
+  const text = await readFile(dockerfile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot read the Dockerfile ${dockerfile}: ${error.message}`);
+  });
+  const context = contextDir === undefined ? undefined : (await packBuildContext(contextDir)).toString('base64');
+  return { build: { dockerfile: text, ...(context !== undefined && { context_tar_base64: context }) } };
+}
+
+/** Follows a new spec's build, its log written out as it comes (on stderr with --json), and answers the spec as the build left it. */
+async function followBuild(ctx: CommandContext, spec: SandboxSpecInfo): Promise<SandboxSpecInfo> {
+  const log = await ctx.client.sandboxSpecs.buildLog(spec.id, { follow: true });
+  const to = ctx.json ? ctx.out.stderr : ctx.out.stdout;
+  for await (const chunk of log as AsyncIterable<Uint8Array>) to.write(chunk);
+  const [built] = await ctx.client.sandboxSpecs.batchGet([spec.id]);
+  if (!built) throw new CliError(`sandbox spec ${spec.id} was deleted while it built`);
+  return built;
+}
+
+function runtimeOption(args: ParsedArgs): OciRuntime | undefined {
+  const runtime = stringOption(args, 'runtime');
+  if (runtime === undefined) return undefined;
+  const known = OCI_RUNTIMES.find((name) => name === runtime);
+  if (!known) throw new UsageError(`--runtime must be one of ${OCI_RUNTIMES.join(', ')}, not "${runtime}"`);
+  return known;
+}
+
+function createRequest(args: ParsedArgs, source: Pick<CreateSandboxSpecRequest, 'image' | 'build'>): CreateSandboxSpecRequest {
   const ports = pairsOption(args, 'port', 'NAME=CONTAINER_PORT').map(([name, port]) => {
     if (!/^\d+$/.test(port)) throw new UsageError(`--port ${name}= needs a port number, not "${port}"`);
     return { name, container_port: Number(port) };
   });
   const secretEnv = pairsOption(args, 'secret-env', 'NAME=VALUE');
   const request: CreateSandboxSpecRequest = {
-    image,
+    ...source,
     id: stringOption(args, 'id'),
     command: args.positionals.length > 0 ? args.positionals : undefined,
     initial_env: Object.fromEntries([...pairsOption(args, 'env', 'NAME=VALUE'), ...secretEnv]),
@@ -64,6 +107,7 @@ function createRequest(args: ParsedArgs): CreateSandboxSpecRequest {
     ttl_seconds: integerOption(args, 'ttl', { min: 1 }),
     resume_on_access: flag(args, 'no-resume-on-access') ? false : undefined,
     warm_pool_size: integerOption(args, 'warm-pool', { min: 0 }),
+    runtime: runtimeOption(args),
   };
   // Absent settings are left out so the server applies its defaults.
   return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as CreateSandboxSpecRequest;
@@ -106,10 +150,17 @@ export const specCommands: Command[] = [
   {
     name: ['specs', 'create'],
     summary: 'Add a sandbox spec',
-    usage: '--image <image> [options] [-- <command>...]',
-    details: 'Words after -- are the container command (default: the image\'s own).',
+    usage: '(--image <image> | --dockerfile <file> [--context <dir>]) [options] [-- <command>...]',
+    details: [
+      "Words after -- are the container command (default: the image's own).",
+      'With --dockerfile the engines build the image (FROM an image they have; builds reach no network), tagged by the',
+      "hash of the Dockerfile and the context, so the same input is built once. The build's log is printed as it comes;",
+      'a failed build exits 1 and its spec is FAILED (sandboxctl specs rm <id> to try again under the same id).',
+    ].join('\n'),
     options: {
-      image: { type: 'string', value: '<image>', help: 'Container image to run (required)' },
+      image: { type: 'string', value: '<image>', help: 'Container image to run (this or --dockerfile)' },
+      dockerfile: { type: 'string', value: '<file>', help: 'Build the image from this Dockerfile instead' },
+      context: { type: 'string', value: '<dir>', help: "The build's context, packed as docker build packs it (its .dockerignore applied); default: none" },
       id: { type: 'string', value: '<id>', help: 'Spec id (default: the image)' },
       env: { type: 'string', multiple: true, value: '<NAME=VALUE>', help: 'Environment variable of the container (repeatable)' },
       'secret-env': {
@@ -127,10 +178,30 @@ export const specCommands: Command[] = [
       ttl: { type: 'string', value: '<seconds>', help: 'Delete sandboxes this long after they start' },
       'no-resume-on-access': { type: 'boolean', help: 'Do not resume a paused sandbox when it is used' },
       'warm-pool': { type: 'string', value: '<n>', help: 'Keep this many sandboxes ready, so starts are RUNNING at once' },
+      runtime: { type: 'string', value: '<runc|runsc>', help: "OCI runtime of its sandboxes (default: the installation's)" },
     },
     positionals: { min: 0, max: Number.POSITIVE_INFINITY },
     async run(ctx, args) {
-      printSpec(ctx, await ctx.client.sandboxSpecs.create(createRequest(args)));
+      const source = await imageOrBuild(args);
+      const created = await ctx.client.sandboxSpecs.create(createRequest(args, source));
+      const spec = created.build ? await followBuild(ctx, created) : created;
+      if (spec.build?.status === 'FAILED') {
+        throw new CliError(`the image of sandbox spec ${spec.id} did not build: ${spec.build.detail ?? 'no reason given'} (its log: sandboxctl specs build-log ${spec.id})`);
+      }
+      printSpec(ctx, spec);
+      return EXIT_OK;
+    },
+  },
+  {
+    name: ['specs', 'build-log'],
+    summary: "Print the build log of a spec made from a Dockerfile",
+    usage: '<spec> [--follow]',
+    options: { follow: { type: 'boolean', help: 'Keep printing until the build ends' } },
+    positionals: { min: 1, max: 1 },
+    async run(ctx, args) {
+      const id = args.positionals[0]!;
+      const log = await orNotFound(ctx.client.sandboxSpecs.buildLog(id, { follow: flag(args, 'follow') }), `sandbox spec ${id} not found, or not built from a Dockerfile`);
+      for await (const chunk of log as AsyncIterable<Uint8Array>) ctx.out.stdout.write(chunk);
       return EXIT_OK;
     },
   },
