@@ -223,23 +223,17 @@ export class Reconciler {
     // Back from an engine outage, every sandbox is looked at: the engine stopped all their containers.
     const engineLostAt = this.health.lostAt;
     const only = engineLostAt === undefined ? requested : undefined;
-    // A hold (holds.ts) acknowledged here is honoured by this pass and every later one. A full pass
-    // acknowledges first, so that a holder waits for no engine call; a pass over a few sandboxes
-    // (a kick, on the path of a start, pause or resume) acknowledges while the engine lists, as
-    // nothing below touches a sandbox before the holds are known.
+    // A hold (holds.ts) acknowledged here is honoured from this pass on. A full pass acknowledges
+    // first (a holder waits for no engine call); a kick's pass, while the engine lists.
     const holds = acknowledgeHolds(this.db, this.engine, only);
     if (!only) await holds;
     // A full pass lists before reading rows: every container or network listed was created from a
-    // row committed earlier, so the rows read next include it and a fresh sandbox is never mistaken
-    // for an orphan. A pass over a few sandboxes sweeps no orphans: it reads their rows while the
-    // engine lists their containers.
+    // row committed earlier, so a fresh sandbox is never mistaken for an orphan. A pass over a few
+    // sandboxes sweeps no orphans: it reads their rows while the engine lists their containers.
     const listedAt = Date.now();
     const started = performance.now();
-    const [held, observed, rowsRead] = await Promise.all([
-      holds,
-      listContainers(this.runtime, only),
-      only ? loadRows(this.db, this.engine, only) : undefined,
-    ]);
+    const rowsReading = only ? loadRows(this.db, this.engine, only) : undefined;
+    const [held, observed, rowsRead] = await Promise.all([holds, listContainers(this.runtime, only), rowsReading]);
     if (engineLostAt !== undefined) await requireNewConnections(this.runtime);
     // It answered, unless it was found gone while it did; the rest of the pass is the database's.
     this.health.answered(engineLostAt);
@@ -276,12 +270,7 @@ export class Reconciler {
     for (const listener of this.writeListeners) listener(sandboxId);
   }
 
-  private async reconcileRow(
-    entry: RowWithSpec,
-    containers: ContainerObservation[],
-    stoppedByEngine: boolean,
-    listedAt: number,
-  ): Promise<void> {
+  private async reconcileRow(entry: RowWithSpec, containers: ContainerObservation[], stoppedByEngine: boolean, listedAt: number): Promise<void> {
     const { row } = entry;
     // A sandbox backing off waits out its back-off whoever asks, so a burst of events cannot
     // hammer a failing engine; the queue holds it until then.
