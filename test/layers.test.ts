@@ -185,6 +185,10 @@ describe('layers', () => {
     expect(crossings(imports, ['proxy'], ['services', 'reconciler', 'db', 'engines', 'routes', 'warm-pool', 'components', 'app.ts', 'server.ts'])).toEqual([]);
   });
 
+  it('keeps the LLM relay off services, routes, the reconciler, the proxy and the runtime', () => {
+    expect(crossings(imports, ['llm-relay'], ['services', 'routes', 'reconciler', 'proxy', 'runtime', 'engines', 'warm-pool', 'components', 'app.ts', 'server.ts'])).toEqual([]);
+  });
+
   it('lets nothing but main, server.ts and its components import what builds and starts the control plane', () => {
     const importers = imports.filter(({ from, to, isFile }) => isFile && ['sandbox-server/app.ts', 'sandbox-server/server.ts', 'sandbox-server/main.ts'].includes(to) && !['sandbox-server/main.ts', 'sandbox-server/server.ts'].includes(from) && roomOf(from) !== 'components');
     expect(importers).toEqual([]);

@@ -26,6 +26,7 @@ import type {
   Page,
   PreviewToken,
   SandboxInfo,
+  SandboxLlmUsage,
   SandboxPort,
   SandboxSpecInfo,
   SearchAppConversationsQuery,
@@ -161,6 +162,8 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       pause: (id: string) => t.json<Success>('pauseSandbox', { params: { id } }),
       resume: (id: string) => t.json<Success>('resumeSandbox', { params: { id } }),
       delete: (id: string) => t.json<Success>('deleteSandbox', { params: { id } }),
+      /** What its agents used of their LLM, as the control plane's LLM relay counted it. */
+      llmUsage: (id: string) => t.json<SandboxLlmUsage>('sandboxLlmUsage', { params: { id } }),
       /** Snapshots the sandbox (pausing it for that instant if it runs). */
       snapshot: (id: string, name?: string) => t.json<SnapshotInfo>('takeSnapshot', { params: { id }, json: name === undefined ? {} : { name } }),
       /** Snapshot + start from it: the new sandbox, STARTING. */

@@ -23,6 +23,7 @@ export const SANDBOX_SERVER_OPERATIONS = {
   pauseSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/pause' },
   resumeSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/resume' },
   deleteSandbox: { method: 'delete', path: '/api/v1/sandboxes/{id}' },
+  sandboxLlmUsage: { method: 'get', path: '/api/v1/sandboxes/{id}/llm-usage' },
 
   takeSnapshot: { method: 'post', path: '/api/v1/sandboxes/{id}/snapshots' },
   forkSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/fork' },

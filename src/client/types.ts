@@ -29,6 +29,7 @@ import type {
 } from '../sandbox-server/models/webhook.js';
 import type { CreateSandboxSpecRequestSchema, SandboxSpecInfoSchema, SearchSandboxSpecsQuerySchema } from '../sandbox-server/models/sandbox-spec.js';
 import type { SandboxInfoSchema, SandboxStatusSchema, SearchSandboxesQuerySchema, StartSandboxRequestSchema } from '../sandbox-server/models/sandbox.js';
+import type { SandboxLlmUsageSchema } from '../sandbox-server/models/llm-usage.js';
 import type { SearchSnapshotsQuerySchema, SnapshotInfoSchema } from '../sandbox-server/models/snapshot.js';
 import type { PreviewTokenSchema, SandboxPortSchema } from '../sandbox-server/models/sandbox-port.js';
 import type { EngineInfoSchema, RegisterEngineRequestSchema, SearchEnginesQuerySchema } from '../sandbox-server/models/engine.js';
@@ -46,6 +47,7 @@ export type CreateSandboxSpecRequest = z.input<typeof CreateSandboxSpecRequestSc
 export type SearchSandboxSpecsQuery = QueryOf<typeof SearchSandboxSpecsQuerySchema>;
 
 export type SandboxInfo = z.output<typeof SandboxInfoSchema>;
+export type SandboxLlmUsage = z.output<typeof SandboxLlmUsageSchema>;
 export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
 export type SearchSandboxesQuery = QueryOf<typeof SearchSandboxesQuerySchema>;
 export type StartSandboxRequest = z.input<typeof StartSandboxRequestSchema>;

@@ -113,7 +113,8 @@ export interface SandboxServerApp {
 }
 
 const DEFAULT_APP_CONVERSATION_SETTINGS: AppConversationSettings = {
-  llm: { model: null, baseUrl: null, apiKey: null },
+  llm: { model: null, baseUrl: null },
+  llmRelay: { origin: 'http://127.0.0.1:3001' },
   sandboxStartTimeoutMs: 300_000,
 };
 

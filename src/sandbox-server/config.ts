@@ -251,12 +251,16 @@ export const CONFIG_VARIABLES = {
   }),
   LLM_BASE_URL: variable({
     schema: z.url().optional(),
-    help: 'OpenAI-compatible endpoint the agents call, e.g. http://127.0.0.1:4000/v1.',
+    help: "The LLM endpoint as this host reaches it (agents reach it through the control plane's LLM relay), e.g. http://127.0.0.1:4000/v1; unset: the model's provider's public address.",
   }),
   LLM_API_KEY: variable({
     schema: z.string().min(1).optional(),
-    help: "API key for LLM_BASE_URL, passed to each conversation's agent; never logged or returned.",
+    help: 'API key for LLM_BASE_URL, added by the LLM relay to what the agents send; never enters a sandbox, never logged or returned.',
     secret: true,
+  }),
+  LLM_RELAY_PORT: variable({
+    schema: integer(0, 65_535).optional(),
+    help: "Port of the LLM relay, on every address of this host but answering sandboxes' networks (and loopback) only; sandboxes reach it at their engine's host-gateway address. Unset: PORT + 1, or a free one when PORT is 0.",
   }),
   SANDBOX_START_TIMEOUT_SECONDS: variable({
     schema: integer(1),
@@ -337,6 +341,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): SandboxServerConfig {
     );
   }
   return parsed;
+}
+
+/** The LLM relay's port: LLM_RELAY_PORT, else the one after PORT (a free one when PORT picks one). */
+export function llmRelayPort(config: Pick<SandboxServerConfig, 'PORT' | 'LLM_RELAY_PORT'>): number {
+  if (config.LLM_RELAY_PORT !== undefined) return config.LLM_RELAY_PORT;
+  return config.PORT === 0 || config.PORT === 65_535 ? 0 : config.PORT + 1;
 }
 
 export function isLoopbackHost(host: string): boolean {

@@ -24,6 +24,7 @@ import { enginesComponent, reconcilersComponent } from './components/engines.js'
 import { eventFeedComponent, eventRetentionComponent } from './components/event-feed.js';
 import { handOffsComponent } from './components/hand-offs.js';
 import { httpServerComponent } from './components/http-server.js';
+import { llmRelayComponent } from './components/llm-relay.js';
 import { settleRuntimes } from './components/runtimes.js';
 import { webhooksComponent } from './components/webhooks.js';
 import { specImageBuildsComponent } from './components/spec-image-builds.js';
@@ -96,7 +97,9 @@ export async function startSandboxServer(
     // The lease needs the API's start tasks, and the API asks whether this replica holds it.
     let lease: LeaseKeeper | undefined;
     const leading = () => lease?.held === true;
-    const api = { config, database, engines, runtimeProbes, runtimes, warmPools, leading, webhookTargets, events, metrics, sandboxMetrics, engineIdentity, specImages, log };
+    const containers = dependencies.runtime === undefined;
+    const { origin: llmRelayOrigin } = await components.start(llmRelayComponent({ config, database, metrics, containers, log }));
+    const api = { config, database, engines, runtimeProbes, runtimes, warmPools, leading, webhookTargets, events, metrics, sandboxMetrics, engineIdentity, specImages, llmRelayOrigin, log };
     const { listener, injectWebSocket, startTasks } = createApi(api);
     const controlPlane = controlPlaneLease(database, replica, [warmPools, startTasks], log);
     lease = controlPlane;

@@ -12,8 +12,9 @@ import { pageSchema } from '../../src/contracts/paging.js';
 import { EventSchema, type ObservationEvent } from '../../src/events/index.js';
 import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
+import { type ScriptedLlm, type ScriptStep, startScriptedLlm, toolCalls } from '../helpers/scripted-llm.js';
 import { buildE2eImage, type E2eControlPlane, startE2eControlPlane } from './harness.js';
-import { SANDBOX_LLM_BASE_URL, startRunningSandbox } from './sandbox-agent.js';
+import { startRunningSandbox } from './sandbox-agent.js';
 
 const docker = await connectDocker();
 const RACES = 200;
@@ -24,46 +25,49 @@ const EventPageSchema = pageSchema(EventSchema);
 
 describe.runIf(docker).each(['runsc', 'runc'] as const)('the file editor against a swapping agent under %s', (runtime) => {
   let cp: E2eControlPlane;
+  let llm: ScriptedLlm;
+  const script: ScriptStep[] = [];
   const canary = `race-canary-${randomBytes(12).toString('hex')}`;
 
   beforeAll(async () => {
     await buildE2eImage();
+    // On this host's loopback, reached through the control plane's LLM relay.
+    llm = await startScriptedLlm([], { responder: () => script.shift() ?? { status: 500, body: { error: { message: 'script exhausted' } } } });
     cp = await startE2eControlPlane({
       SANDBOX_RUNTIME: runtime,
       LLM_MODEL: 'openai/scripted',
-      LLM_BASE_URL: SANDBOX_LLM_BASE_URL,
+      LLM_BASE_URL: llm.baseUrl,
       LLM_API_KEY: canary,
     });
   }, 180_000);
   afterAll(async () => {
     await cp?.close();
+    await llm?.close();
     if (cp) await removeInstanceResources(docker as Docker, cp.instanceId);
   });
 
   it(`reads no secret and writes no root file in ${RACES} views and ${RACES} edits`, async () => {
-    const { sandbox, path: agent, bash: bashWithTimeout, upload, startScriptedLlm } = await startRunningSandbox(cp);
+    const { sandbox, path: agent, bash: bashWithTimeout, upload } = await startRunningSandbox(cp);
     const bash = (command: string) => bashWithTimeout(command, 60);
 
     const conversationId = randomUUID();
     const meta = `/data/conversations/${conversationId}/meta.json`;
     // Every call's arguments differ, or stuck detection would stop the agent as going round in circles.
-    const calls = (step: number, args: (call: number) => Record<string, unknown>) => ({
-      tool_calls: Array.from({ length: CALLS_PER_STEP }, (_, i) => ({ name: 'file_editor', arguments: args(step * CALLS_PER_STEP + i) })),
-    });
+    const calls = (step: number, args: (call: number) => Record<string, unknown>) =>
+      toolCalls(Array.from({ length: CALLS_PER_STEP }, (_, i) => ({ name: 'file_editor', arguments: args(step * CALLS_PER_STEP + i) })));
     const steps = RACES / CALLS_PER_STEP;
-    const script = [
+    script.push(
       ...Array.from({ length: steps }, (_, step) => calls(step, (call) => ({ command: 'view', path: '/workspace/t', view_range: [1, 2 + call] }))),
       ...Array.from({ length: steps }, (_, step) =>
         calls(step, (call) => ({ command: 'str_replace', path: '/workspace/t', old_str: '"module"', new_str: `"pwned-${call}"` })),
       ),
-      { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
-    ];
+      toolCalls([{ name: 'finish', arguments: { message: 'Done' } }]),
+    );
     expect((await bash(`cat /app/package.json`)).stdout).toBe(ROOT_PACKAGE_JSON);
     // The attacker, as the agent's own user, as fast as it can: t is its file, then a link to
     // meta.json, then its file, then a link to /app/package.json, each swap one atomic rename.
     await upload('/tmp/swapper.mjs', swapperScript(meta));
     expect((await bash('(cd /workspace && setsid node /tmp/swapper.mjs > /dev/null 2>&1 < /dev/null &)')).exit_code).toBe(0);
-    await startScriptedLlm(script);
 
     const started = await cp.request('POST', '/api/v1/app-conversations?wait=true', {
       sandbox_id: sandbox.id,

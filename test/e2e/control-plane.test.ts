@@ -8,8 +8,9 @@ import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecPageSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { LABEL_AGENT_SERVER_VERSION, LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
+import { type ScriptedLlm, type ScriptStep, startScriptedLlm, toolCalls } from '../helpers/scripted-llm.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
-import { SANDBOX_LLM_BASE_URL, startRunningSandbox } from './sandbox-agent.js';
+import { startRunningSandbox } from './sandbox-agent.js';
 
 const docker = await connectDocker();
 const message = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -26,20 +27,24 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
     if (runtime === 'runsc') it(name, test);
   };
   let cp: E2eControlPlane;
+  let llm: ScriptedLlm;
   const engine = docker as Docker;
+  const script: ScriptStep[] = [];
 
   beforeAll(async () => {
     await buildE2eImage();
-    // The LLM the agents call is a scripted one that a test starts inside the sandbox itself, so the
-    // agent's traffic stays on the container's loopback.
+    // The LLM the agents call is a scripted one on this host's loopback, reached through the
+    // control plane's LLM relay; each test queues the answers its conversation gets.
+    llm = await startScriptedLlm([], { responder: () => script.shift() ?? { status: 500, body: { error: { message: 'script exhausted' } } } });
     cp = await startE2eControlPlane({
       SANDBOX_RUNTIME: runtime,
       LLM_MODEL: 'openai/scripted',
-      LLM_BASE_URL: SANDBOX_LLM_BASE_URL,
+      LLM_BASE_URL: llm.baseUrl,
     });
   }, 180_000);
   afterAll(async () => {
     await cp?.close();
+    await llm?.close();
     if (cp) await removeInstanceResources(engine, cp.instanceId);
   });
 
@@ -115,13 +120,12 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('control plane on Docker
   });
 
   gvisorOnly('runs the agent loop inside the sandbox: real commands in its terminal, real files from its editor', async () => {
-    const { sandbox, bash, startScriptedLlm } = await startRunningSandbox(cp);
-    const script = [
-      { tool_calls: [{ name: 'terminal', arguments: { command: 'uname -s && whoami && cat /etc/debian_version' } }] },
-      { tool_calls: [{ name: 'file_editor', arguments: { command: 'create', path: '/workspace/hello.txt', file_text: 'hello from the agent\n' } }] },
-      { tool_calls: [{ name: 'finish', arguments: { message: 'Done' } }] },
-    ];
-    await startScriptedLlm(script);
+    const { sandbox, bash } = await startRunningSandbox(cp);
+    script.push(
+      toolCalls([{ name: 'terminal', arguments: { command: 'uname -s && whoami && cat /etc/debian_version' } }]),
+      toolCalls([{ name: 'file_editor', arguments: { command: 'create', path: '/workspace/hello.txt', file_text: 'hello from the agent\n' } }]),
+      toolCalls([{ name: 'finish', arguments: { message: 'Done' } }]),
+    );
 
     const ready = await cp.request('POST', '/api/v1/app-conversations?wait=true', {
       sandbox_id: sandbox.id,

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -33,6 +35,7 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
   /** The control plane's database: its own PostgreSQL database, or (absent) PGlite in its data dir. */
   let databaseEnv: Record<string, string> = {};
   let cp: E2eControlPlane;
+  let silentLlm: Server;
   let source: SandboxInfo;
   let conversationId: string;
   let eventIds: string[];
@@ -68,7 +71,10 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
       database = await createTestDatabase();
       databaseEnv = { DATABASE_URL: database.url };
     }
-    cp = await startE2eControlPlane({ ...databaseEnv, LLM_MODEL: 'openai/scripted', LLM_BASE_URL: 'http://127.0.0.1:18081/v1' });
+    // An LLM on this host that never answers (reached through the LLM relay): an agent that calls it is running when a fork is taken.
+    silentLlm = createServer(() => undefined);
+    await new Promise<void>((resolve) => silentLlm.listen(0, '127.0.0.1', resolve));
+    cp = await startE2eControlPlane({ ...databaseEnv, LLM_MODEL: 'openai/scripted', LLM_BASE_URL: `http://127.0.0.1:${(silentLlm.address() as AddressInfo).port}/v1` });
     const started = await cp.request('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema);
     source = await cp.sandboxUntil(started.body.id, 'RUNNING');
     expect((await bash(source.id, 'echo from the source > /workspace/note.txt')).exit_code).toBe(0);
@@ -80,6 +86,8 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
   }, 240_000);
   afterAll(async () => {
     await cp?.close();
+    silentLlm?.closeAllConnections();
+    silentLlm?.close();
     if (cp) await removeInstanceResources(engine, cp.instanceId);
     await database?.drop();
   });
@@ -148,9 +156,6 @@ describe.runIf(docker).each(testDrivers)('snapshots and forks on Docker, end to 
   }, 180_000);
 
   it('starts a fork with the conversation that was running in the source paused, while the source runs on', async () => {
-    // An LLM that never answers, where LLM_BASE_URL points inside the source: its agent is running when the fork is taken.
-    const llm = `nohup node -e "require('node:http').createServer(() => {}).listen(18081, '127.0.0.1')" >/dev/null 2>&1 &`;
-    expect((await bash(source.id, llm)).exit_code).toBe(0);
     const started = await cp.request(
       'POST',
       '/api/v1/app-conversations?wait=true',

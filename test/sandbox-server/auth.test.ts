@@ -107,6 +107,7 @@ describe('the control plane app', () => {
       '/api/v1/sandboxes/{id}',
       '/api/v1/sandboxes/{id}/agent/{path}',
       '/api/v1/sandboxes/{id}/fork',
+      '/api/v1/sandboxes/{id}/llm-usage',
       '/api/v1/sandboxes/{id}/pause',
       '/api/v1/sandboxes/{id}/ports',
       '/api/v1/sandboxes/{id}/ports/{port}/token',

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       LLM_MODEL: undefined,
       LLM_BASE_URL: undefined,
       LLM_API_KEY: undefined,
+      LLM_RELAY_PORT: undefined,
       SANDBOX_START_TIMEOUT_SECONDS: 300,
       MAX_REQUEST_BODY_MB: 4,
       LOG_LEVEL: 'info',

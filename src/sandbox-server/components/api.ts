@@ -29,6 +29,8 @@ export interface ApiOptions {
   sandboxMetrics: SandboxMetrics;
   engineIdentity: EngineIdentity;
   specImages: SpecImages;
+  /** The LLM relay as the sandboxes reach it, `http://host:port`. */
+  llmRelayOrigin: string;
   log: Logger;
 }
 
@@ -73,7 +75,8 @@ export function createApi(options: ApiOptions): SandboxServerApp {
     maxSpecCreateBodyBytes: Math.ceil((config.SPEC_BUILD_CONTEXT_MAX_MB * 1024 * 1024 * 4) / 3) + 2 * 1024 * 1024,
     events: options.events,
     appConversations: {
-      llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null, apiKey: config.LLM_API_KEY ?? null },
+      llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null },
+      llmRelay: { origin: options.llmRelayOrigin },
       sandboxStartTimeoutMs: config.SANDBOX_START_TIMEOUT_SECONDS * 1000,
     },
   });

@@ -233,6 +233,8 @@ export const appConversationStartTasks = pgTable(
     request: jsonb('request').$type<Record<string, unknown>>().notNull(),
     /** Kept apart from `request` so no answer carries them; cleared once the task ends. */
     secrets: jsonb('secrets').$type<AppConversationSecrets>().notNull().default({}),
+    /** The request's llm_api_key, kept apart like `secrets` until the conversation's relay route holds it. */
+    llmApiKey: text('llm_api_key'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -263,6 +265,35 @@ export const appConversations = pgTable(
     index('app_conversations_sandbox_idx').on(t.sandboxId),
   ],
 );
+
+/**
+ * How the LLM relay (llm-relay/) sends on one conversation's LLM calls: the conversation's agent
+ * presents `token` where its provider's key would go, and the relay sends the call to `upstream`
+ * with the real key, which never enters the sandbox: the conversation's own (`apiKey`) or, when
+ * null, the server's LLM_API_KEY, read at each call. Counts are what the provider said it used.
+ */
+export const llmRelayRoutes = pgTable(
+  'llm_relay_routes',
+  {
+    conversationId: text('conversation_id').primaryKey(),
+    sandboxId: text('sandbox_id')
+      .notNull()
+      .references(() => sandboxes.id, { onDelete: 'cascade' }),
+    token: text('token').notNull().unique(),
+    /** The provider's base URL as this host reaches it (LLM_BASE_URL, or the model's provider's public one). */
+    upstream: text('upstream').notNull(),
+    /** No LLM_BASE_URL was set: a call with no key at all is refused rather than sent to a public provider. */
+    publicDefault: boolean('public_default').notNull(),
+    apiKey: text('api_key'),
+    calls: bigint('calls', { mode: 'number' }).notNull().default(0),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('llm_relay_routes_sandbox_idx').on(t.sandboxId)],
+);
+
+export type LlmRelayRouteRow = typeof llmRelayRoutes.$inferSelect;
 
 export type StartTaskRow = typeof appConversationStartTasks.$inferSelect;
 export type AppConversationRow = typeof appConversations.$inferSelect;

@@ -21,6 +21,10 @@ export const AppConversationStartRequestSchema = z
     initial_message: SendMessageRequestSchema.nullish(),
     system_message_suffix: z.string().nullish(),
     llm_model: z.string().min(1).nullish(),
+    llm_api_key: z.string().min(1).nullish().openapi({
+      description:
+        "Our extension: the conversation's own key for the server's LLM (LLM_BASE_URL, or the model's provider), instead of LLM_API_KEY. The control plane's LLM relay adds it to the agent's calls: it never enters the sandbox, and is never shown back.",
+    }),
     selected_repository: z.string().nullish(),
     selected_branch: z.string().nullish(),
     git_provider: z.string().nullish(),

@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { agentProcessLimit } from './agent-process-limit.js';
 import { type LogRotation, logConfigFor } from './container-logs.js';
+import { LLM_RELAY_EXTRA_HOST } from './llm-relay-access.js';
 import { containerNameFor } from './resource-names.js';
 import { type ContainerRequest, LABEL_PORT_PREFIX, LABEL_SANDBOX_ID, LABEL_SPEC_ID } from './runtime.js';
 
@@ -39,6 +40,8 @@ export function createOptionsFor(
     HostConfig: {
       // Its own network only: never Docker's default bridge, which every other container shares.
       NetworkMode: network,
+      // The one address of the host a sandbox may reach, at the LLM relay's port alone (llm-relay-access.ts).
+      ExtraHosts: [LLM_RELAY_EXTRA_HOST],
       PortBindings: portBindings,
       Mounts: [
         {

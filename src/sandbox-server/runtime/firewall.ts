@@ -67,7 +67,7 @@ export const FIREWALL_RULES: readonly FirewallRule[] = [
 /** Runs a program with `input` on its standard input; rejects when it fails, with its stderr. */
 export type RunCommand = (file: string, args: string[], input?: string) => Promise<unknown>;
 
-const runCommand: RunCommand = (file, args, input) =>
+export const runCommand: RunCommand = (file, args, input) =>
   new Promise((resolve, reject) => {
     const child = execFile(file, args, (error, stdout, stderr) => (error ? reject(Object.assign(error, { stderr })) : resolve(stdout)));
     // A program that exits without reading (a failing iptables) closes the pipe: its exit code says why.

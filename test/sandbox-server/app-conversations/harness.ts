@@ -18,8 +18,14 @@ import type { ContainerObservation, SandboxRuntime } from '../../../src/sandbox-
 import { ensureDefaultSandboxSpec } from '../../../src/sandbox-server/services/sandbox-specs/default-spec.js';
 import { settleSharedSettings } from '../../../src/sandbox-server/installation/shared-settings.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
+import { Registry } from 'prom-client';
+import { createRelayMetrics } from '../../../src/sandbox-server/llm-relay/relay-metrics.js';
+import { RelayRoutes } from '../../../src/sandbox-server/llm-relay/relay-routes.js';
+import { listenLlmRelay } from '../../../src/sandbox-server/llm-relay/relay-server.js';
 
 export const API_KEY = 'app-conversations-key-0123456789';
+/** The server's LLM_API_KEY: the relay adds it to what the agents send, and nothing else may show it. */
+export const SERVER_LLM_KEY = 'sk-never-shown';
 export const IMAGE = 'sandbox-server/agent-server:test';
 
 export function listen(fetch: (request: Request) => Response | Promise<Response>, inject?: (server: ServerType) => void) {
@@ -88,6 +94,18 @@ export async function openHarness(
   await ensureDefaultSandboxSpec(handle.db, IMAGE);
   const dataDir = await makeTempDir('app-conv-agent-');
   const agent = await createAgentServerApp({ dataDir, sessionKeys: [] });
+  // The real relay: the in-process agent-server reaches it on loopback, as a container reaches it at its host-gateway address.
+  const relay = await listenLlmRelay(
+    {
+      routes: new RelayRoutes(handle.db, { log: logger }),
+      serverKey: SERVER_LLM_KEY,
+      acceptsFrom: (address) => address.includes('127.0.0.1'),
+      metrics: createRelayMetrics(new Registry()),
+      log: logger,
+    },
+    '127.0.0.1',
+    0,
+  );
   const agentListening = await listen(agent.app.fetch, agent.injectWebSocket);
   const routes = new Map<string, number>();
   const fake = createFakeRuntime();
@@ -137,7 +155,8 @@ export async function openHarness(
       events,
       snapshots: { runtimeOf: () => runtime, hold: (sandboxId, work) => holdSandbox({ db: handle.db, kick: (id) => running.kick(id) }, sandboxId, work) },
       appConversations: {
-        llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: options.llmBaseUrl ?? 'http://127.0.0.1:9/v1', apiKey: 'sk-never-shown' },
+        llm: { model: options.llmModel === undefined ? 'test-model' : options.llmModel, baseUrl: options.llmBaseUrl ?? 'http://127.0.0.1:9/v1' },
+        llmRelay: { origin: `http://127.0.0.1:${relay.port}` },
         sandboxStartTimeoutMs: options.sandboxStartTimeoutMs ?? 20_000,
       },
     });
@@ -188,6 +207,7 @@ export async function openHarness(
     async close() {
       await stopControlPlane();
       await closeServer(agentListening.server);
+      await relay.close();
       await agent.close();
       await removeDir(dataDir);
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LLM_RELAY_VERDICT_HEADER } from '../../../contracts/llm-providers.js';
 import { logger } from '../../../logger.js';
 import type { ChatMessage, ChatTool } from './chat-messages.js';
 import type { LlmConfig } from './config.js';
@@ -116,7 +117,7 @@ export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): Ll
     }
     if (!response.ok) {
       const retryAfterMs = parseRetryAfterMs(response.headers, Date.now());
-      throw errorFromHttpStatus(response.status, response.statusText, String(raw), retryAfterMs);
+      throw errorFromHttpStatus(response.status, response.statusText, String(raw), retryAfterMs, response.headers.get(LLM_RELAY_VERDICT_HEADER));
     }
     if (typeof raw === 'string') raw = parseJsonBody(raw, response.status);
     const answer = call.dialect.parse(raw, { model: config.model, newId: randomUUID });

@@ -27,11 +27,14 @@ export interface LlmErrorOptions {
   status?: number | null;
   /** How long the server asked us to wait (Retry-After), in milliseconds. */
   retryAfterMs?: number | null;
+  /** Not retried whatever its code: the control plane's LLM relay already knows it will not pass soon. */
+  final?: boolean;
 }
 
 export class LlmError extends Error {
   readonly status: number | null;
   readonly retryAfterMs: number | null;
+  readonly final: boolean;
 
   constructor(
     readonly code: LlmErrorCode,
@@ -42,14 +45,15 @@ export class LlmError extends Error {
     this.name = 'LlmError';
     this.status = options.status ?? null;
     this.retryAfterMs = options.retryAfterMs ?? null;
+    this.final = options.final ?? false;
   }
 
   get retryable(): boolean {
-    return TRANSIENT_CODES.has(this.code);
+    return !this.final && TRANSIENT_CODES.has(this.code);
   }
 
   withDetail(detail: string): LlmError {
-    return new LlmError(this.code, detail, { status: this.status, retryAfterMs: this.retryAfterMs });
+    return new LlmError(this.code, detail, { status: this.status, retryAfterMs: this.retryAfterMs, final: this.final });
   }
 }
 
@@ -59,14 +63,23 @@ const CONTEXT_WINDOW_PATTERN =
 
 const MAX_MESSAGE_CHARS = 1000;
 
-/** Classifies a non-2xx answer of the chat completions endpoint. */
+/**
+ * Classifies a non-2xx answer of the chat completions endpoint. `relayVerdict` is the control
+ * plane's LLM relay's LLM_RELAY_VERDICT_HEADER: an answer the relay made itself is final, and one
+ * saying the provider is unreachable is a connection error, as it would have been without the relay.
+ */
 export function errorFromHttpStatus(
   status: number,
   statusText: string,
   bodyText: string,
   retryAfterMs: number | null,
+  relayVerdict: string | null = null,
 ): LlmError {
   const message = serverMessage(bodyText);
+  if (relayVerdict !== null) {
+    const code = relayVerdict === 'unreachable' ? 'LLMConnectionError' : codeForStatus(status, bodyText);
+    return new LlmError(code, message || `the LLM relay answered ${status}`, { status, final: true });
+  }
   const detail = `LLM API answered ${status}${statusText ? ` ${statusText}` : ''}${message ? `: ${message}` : ''}`;
   return new LlmError(codeForStatus(status, bodyText), detail, { status, retryAfterMs });
 }

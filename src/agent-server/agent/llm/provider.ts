@@ -2,8 +2,10 @@
  * Where a model name sends a call, as LiteLLM and OpenHands name providers: the prefix before the
  * first `/` picks the provider, hence the wire dialect, the endpoint and the way the key travels.
  * A name without a known prefix (`gpt-4o`, `Qwen/Qwen3-Coder`) goes as it is to an
- * OpenAI-compatible server at `base_url`.
+ * OpenAI-compatible server at `base_url`. The providers' default addresses are in
+ * contracts/llm-providers.ts, which the control plane's LLM relay reads too.
  */
+import { ANTHROPIC_DEFAULT_BASE_URL, OLLAMA_DEFAULT_BASE_URL, OPENAI_COMPATIBLE_PROVIDERS, providerOf } from '../../../contracts/llm-providers.js';
 import { LlmError } from './llm-error.js';
 import { modelFeatures } from './model-features.js';
 
@@ -31,33 +33,8 @@ export interface Route {
   headers: Record<string, string>;
 }
 
-/** Providers that speak OpenAI Chat Completions at a known address, with a bearer key. */
-const OPENAI_COMPATIBLE: Readonly<Record<string, string | null>> = {
-  openai: 'https://api.openai.com/v1',
-  litellm_proxy: null,
-  hosted_vllm: null,
-  openai_like: null,
-  openhands: 'https://llm-proxy.app.all-hands.dev',
-  openrouter: 'https://openrouter.ai/api/v1',
-  gemini: 'https://generativelanguage.googleapis.com/v1beta/openai',
-  deepseek: 'https://api.deepseek.com/v1',
-  groq: 'https://api.groq.com/openai/v1',
-  mistral: 'https://api.mistral.ai/v1',
-  xai: 'https://api.x.ai/v1',
-  together_ai: 'https://api.together.xyz/v1',
-  fireworks_ai: 'https://api.fireworks.ai/inference/v1',
-  lm_studio: 'http://localhost:1234/v1',
-};
-
 const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
 const ANTHROPIC_VERSION = '2023-06-01';
-
-export function providerOf(model: string): { provider: string; name: string } {
-  const slash = model.indexOf('/');
-  const prefix = slash === -1 ? '' : model.slice(0, slash);
-  const known = prefix in OPENAI_COMPATIBLE || ['anthropic', 'azure', 'ollama', 'ollama_chat'].includes(prefix);
-  return known ? { provider: prefix, name: model.slice(slash + 1) } : { provider: 'openai_compatible', name: model };
-}
 
 export function resolveRoute(settings: ProviderSettings): Route {
   const { provider, name } = providerOf(settings.model);
@@ -71,7 +48,7 @@ export function resolveRoute(settings: ProviderSettings): Route {
   };
 
   if (provider === 'anthropic') {
-    const root = base('https://api.anthropic.com').replace(/\/v1$/, '');
+    const root = base(ANTHROPIC_DEFAULT_BASE_URL).replace(/\/v1$/, '');
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION, ...(key === null ? {} : { 'x-api-key': key }) };
     return { provider, dialect: 'anthropic', url: endpoint(`${root}/v1/messages`), model: name, headers };
   }
@@ -86,10 +63,10 @@ export function resolveRoute(settings: ProviderSettings): Route {
     return { provider, dialect: 'openai-chat', url: endpoint(path), model: name, headers };
   }
   if (provider === 'ollama' || provider === 'ollama_chat') {
-    const root = (settings.base_url || settings.ollama_base_url || 'http://localhost:11434').replace(/\/+$/, '');
+    const root = (settings.base_url || settings.ollama_base_url || OLLAMA_DEFAULT_BASE_URL).replace(/\/+$/, '');
     return { provider, dialect: 'ollama', url: endpoint(`${root}/api/chat`), model: name, headers: bearer };
   }
-  const root = base(provider === 'openai_compatible' ? (OPENAI_COMPATIBLE.openai ?? null) : (OPENAI_COMPATIBLE[provider] ?? null));
+  const root = base(provider === 'openai_compatible' ? (OPENAI_COMPATIBLE_PROVIDERS.openai ?? null) : (OPENAI_COMPATIBLE_PROVIDERS[provider] ?? null));
   const headers =
     provider === 'openrouter'
       ? {

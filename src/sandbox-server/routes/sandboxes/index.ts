@@ -1,6 +1,7 @@
 import type { RouteRegistrar } from '../types.js';
 import { registerBatchGetSandboxes } from './batch-get.js';
 import { registerDeleteSandbox } from './delete.js';
+import { registerSandboxLlmUsage } from './llm-usage.js';
 import { registerPauseSandbox } from './pause.js';
 import { registerResumeSandbox } from './resume.js';
 import { registerSearchSandboxes } from './search.js';
@@ -14,6 +15,7 @@ export const registerSandboxRoutes: RouteRegistrar = (app, ctx) => {
     registerPauseSandbox,
     registerResumeSandbox,
     registerDeleteSandbox,
+    registerSandboxLlmUsage,
   ]) {
     register(app, ctx);
   }

@@ -39,6 +39,7 @@ export async function createStartTask(
       sandboxId: request.sandbox_id ?? null,
       request: storedRequest(request),
       secrets: request.secrets,
+      llmApiKey: request.llm_api_key ?? null,
       createdAt: now,
       updatedAt: now,
     })

@@ -2,11 +2,12 @@ import { validationError } from '../../../errors/index.js';
 import type { StartConversationRequestBody } from '../../agent-client.js';
 import type { Secrets } from '../../../contracts/agent-server/secrets.js';
 import type { AppConversationSettings } from './context.js';
+import type { RelayedLlm } from './relayed-llm.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 
-/** The request as stored on the task and shown back: everything but the secrets. */
+/** The request as stored on the task and shown back: everything but the secrets and the LLM key. */
 export function storedRequest(request: AppConversationStartRequest): Record<string, unknown> {
-  const { secrets: _secrets, ...rest } = request;
+  const { secrets: _secrets, llm_api_key: _llmApiKey, ...rest } = request;
   return rest;
 }
 
@@ -25,6 +26,8 @@ export function agentConversationRequest(input: {
   request: AppConversationStartRequest;
   secrets: Secrets;
   settings: AppConversationSettings;
+  /** Where the agent calls its LLM (the relay) and with what (a relay token, never a key). */
+  llm: RelayedLlm;
   workingDir: string;
 }): StartConversationRequestBody {
   const { request, settings } = input;
@@ -34,8 +37,8 @@ export function agentConversationRequest(input: {
       kind: 'Agent',
       llm: {
         model: chooseLlmModel(request, settings),
-        base_url: settings.llm.baseUrl,
-        api_key: settings.llm.apiKey,
+        base_url: input.llm.base_url,
+        api_key: input.llm.api_key,
       },
       // OpenHands' AgentContext carries it; the agent-server adds it to the end of the system message.
       ...(request.system_message_suffix ? { agent_context: { system_message_suffix: request.system_message_suffix } } : {}),

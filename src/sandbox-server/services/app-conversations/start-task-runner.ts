@@ -11,8 +11,9 @@ import { findLiveSandbox } from '../sandboxes/find-sandbox.js';
 import { startSandbox } from '../sandboxes/start-sandbox.js';
 import type { AppConversationContext } from './context.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
-import { agentConversationRequest } from './start-request.js';
+import { agentConversationRequest, chooseLlmModel } from './start-request.js';
 import { brokerConversationSecrets } from './broker-conversation-secrets.js';
+import { relayedLlm } from './relayed-llm.js';
 import { conversationWorkingDir, prepareRepository, runSetupScript, setUpSkills } from '../repositories/repository-steps.js';
 
 const FINISHED: StartTaskStatus[] = ['READY', 'ERROR'];
@@ -91,7 +92,7 @@ export class StartTaskRunner {
       if (this.#stop.signal.aborted) return;
       const { failure, detail } = describeFailure(err);
       logger.warn({ taskId, failure, detail }, 'app conversation start task failed');
-      await this.#update(taskId, { status: 'ERROR', failure, detail, secrets: {} });
+      await this.#update(taskId, { status: 'ERROR', failure, detail, secrets: {}, llmApiKey: null });
     }
   }
 
@@ -148,12 +149,19 @@ export class StartTaskRunner {
   async #startConversation(task: StartTaskRow): Promise<void> {
     const target = await this.#agentServerOf(task);
     const request = task.request as AppConversationStartRequest;
+    const llm = await relayedLlm(this.#ctx.db, this.#ctx.settings, {
+      conversationId: task.conversationId,
+      sandboxId: requireSandboxId(task),
+      model: chooseLlmModel(request, this.#ctx.settings),
+      ownApiKey: task.llmApiKey,
+    });
     await this.#ctx.agentClient(target).createConversation(
       agentConversationRequest({
         conversationId: task.conversationId,
         request,
         secrets: await brokerConversationSecrets(this.#ctx.db, { sandboxId: requireSandboxId(task), conversationId: task.conversationId }, task.secrets),
         settings: this.#ctx.settings,
+        llm,
         workingDir: await this.#conversationDir(task),
       }),
     );
@@ -179,7 +187,7 @@ export class StartTaskRunner {
         .onConflictDoNothing();
       const [ready] = await tx
         .update(appConversationStartTasks)
-        .set({ status: 'READY', detail: null, secrets: {}, updatedAt: now })
+        .set({ status: 'READY', detail: null, secrets: {}, llmApiKey: null, updatedAt: now })
         .where(eq(appConversationStartTasks.id, task.id))
         .returning();
       if (ready) await recordEvent(tx, startTaskEvent(ready, task.status));
