@@ -48,10 +48,11 @@ const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} 
  * Builds specs' images in the background, each once per input: the image is tagged by the hash of
  * its Dockerfile and context, so input built before is found (a cache hit) and only copied to the
  * engines that lack it, and a second spec of the same input while it builds joins that build. The
- * image is built on one engine (the first the spec may be placed on that answers) and copied to
- * every other by `docker save` into `docker load` over their APIs: one build however many engines,
- * the same image id everywhere, and RUN steps run once. Each spec's log and state are written to
- * its row as the build goes (spec-build-log.ts).
+ * image is built on one engine (the first the spec may be placed on that answers), its output
+ * streamed to the log, then on every other engine at once: with the FROM image there and the
+ * context in hand that takes seconds, where `docker save` into `docker load` streams the whole
+ * image, base layers included. An engine the build fails on gets the first engine's image copied
+ * that way. Each spec's log and state are written to its row as the build goes (spec-build-log.ts).
  */
 export class SpecImageBuilds implements SpecImages {
   readonly maxContextBytes: number;
@@ -94,7 +95,7 @@ export class SpecImageBuilds implements SpecImages {
       const holder = targets.find((_, index) => ids[index] !== null);
       const source = holder ?? (await this.#buildOnce(job, targets, buildLog, signal));
       const lacking = targets.filter((target, index) => ids[index] === null && target.name !== source.name);
-      await Promise.all(lacking.map((target) => this.#copy(job.tag, source, target, buildLog)));
+      await Promise.all(lacking.map((target) => this.#bring(job, source, target, buildLog, signal)));
       buildLog.line(`ready in ${seconds(startedAt)}: ${job.tag} is on ${targets.map((target) => target.name).join(', ')}`);
       await buildLog.finish('READY', null);
       log.info({ specId: job.specId, image: job.tag, durationMs: Date.now() - startedAt, engines: targets.length }, 'spec image ready');
@@ -151,6 +152,23 @@ export class SpecImageBuilds implements SpecImages {
       return target;
     }
     throw new SpecImageBuildError(`no engine to build on answers: ${(unreachable as Error | undefined)?.message ?? 'none'}`);
+  }
+
+  /**
+   * Makes the image present on another engine: built there too, which takes seconds when the
+   * engine has the FROM image (a copy streams the whole image, base layers included), else copied.
+   */
+  async #bring(job: SpecBuildJob, source: BuildEngine, target: BuildEngine, buildLog: SpecBuildLog, signal: AbortSignal): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      // Its output would repeat the first engine's; a failure's reason names the step.
+      await buildSpecImage(target.docker, { tag: job.tag, dockerfile: job.dockerfile, context: job.context, labels: this.#options.imageLabels, signal }, () => undefined);
+      buildLog.line(`engine ${target.name}: built there too in ${seconds(startedAt)}`);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      buildLog.line(`engine ${target.name}: building there failed (${(error as Error).message}); copying the image from ${source.name}`);
+      await this.#copy(job.tag, source, target, buildLog);
+    }
   }
 
   async #copy(tag: string, source: BuildEngine, target: BuildEngine, buildLog: SpecBuildLog): Promise<void> {

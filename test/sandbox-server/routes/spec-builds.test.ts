@@ -16,6 +16,8 @@ import { ADMIN_KEY, openTestApp, type TestApp } from '../harness.js';
 
 const docker = await connectDocker();
 const SECOND_ENGINE = 'unix:///var/run/docker-e1.sock';
+/** A tag of sandbox-busybox:local made on this machine's engine only, for a base the second engine lacks. */
+const ONLY_LOCAL = { repo: 'sandbox-server-test/only-local', tag: randomUUID().slice(0, 8) };
 
 /** A context with one file whose content is new each run, so that the first build is never a cache hit. */
 function context(marker: string): string {
@@ -125,17 +127,31 @@ describe.runIf(docker)('spec builds (routes, real engines)', () => {
     expect(zipped.image).toBe(first.image);
   }, 120_000);
 
-  it('copies the image to every engine the spec may be placed on', async () => {
+  it('brings the image to every engine the spec may be placed on: built there too, or copied when that engine lacks the base', async () => {
     const e1 = await t.callAs(ADMIN_KEY, 'POST', '/api/v1/engines', { name: 'e1', docker_url: SECOND_ENGINE, advertise_host: '127.0.0.2', labels: { pool: 'shared' } });
     expect(e1.status).toBe(201);
     await t.handle.db.update(engines).set({ labels: { pool: 'shared' } }).where(eq(engines.name, 'local'));
     const built = await create({ id: 'fleet', engine_labels: { pool: 'shared' }, build: { dockerfile: DOCKERFILE, context_tar_base64: context(randomUUID()) } });
     const followed = await log('fleet', true);
-    expect(followed).toMatch(/engine e1: copied from local in [\d.]+ s/);
+    expect(followed).toMatch(/engine e1: built there too in [\d.]+ s/);
     expect((await spec('fleet')).build?.status).toBe('READY');
     const [local, second] = await buildEnginesFor(t.handle.db, undefined, { pool: 'shared' });
-    const ids = await Promise.all([local!.docker.getImage(built.image).inspect(), second!.docker.getImage(built.image).inspect()]);
-    expect(ids[1].Id).toBe(ids[0].Id);
+    for (const engine of [local!, second!]) expect((await engine.docker.getImage(built.image).inspect()).Config.Labels).toMatchObject({ 'sandbox-server.spec-build': 'test' });
+
+    // An engine without the FROM image gets the image copied instead.
+    await local!.docker.getImage('sandbox-busybox:local').tag(ONLY_LOCAL);
+    try {
+      const copied = await create({ id: 'fleet-copied', engine_labels: { pool: 'shared' }, build: { dockerfile: `FROM ${ONLY_LOCAL.repo}:${ONLY_LOCAL.tag}\nCOPY app/marker.txt /marker.txt\n`, context_tar_base64: context(randomUUID()) } });
+      const copyLog = await log('fleet-copied', true);
+      expect(copyLog).toMatch(/engine e1: building there failed \(FROM .*\); copying the image from local/);
+      expect(copyLog).toMatch(/engine e1: copied from local in [\d.]+ s/);
+      expect((await spec('fleet-copied')).build?.status).toBe('READY');
+      const ids = await Promise.all([local!.docker.getImage(copied.image).inspect(), second!.docker.getImage(copied.image).inspect()]);
+      expect(ids[1].Id).toBe(ids[0].Id);
+    } finally {
+      // The tag only: the image keeps its own.
+      await local!.docker.getImage(`${ONLY_LOCAL.repo}:${ONLY_LOCAL.tag}`).remove().catch(() => undefined);
+    }
     // Only the engines it may be placed on: a spec whose labels match none is refused.
     const nowhere = await t.call('POST', '/api/v1/sandbox-specs', { id: 'nowhere', engine_labels: { pool: 'none' }, build: { dockerfile: DOCKERFILE } }, ValidationErrorSchema);
     expect(nowhere.status).toBe(422);
