@@ -11,6 +11,7 @@ import { BackgroundCreates } from './background-creates.js';
 import { EngineHealth } from './engine-health.js';
 import { exitedWhileWanted, requireNewConnections, stoppedByEngine } from './engine-shutdown.js';
 import { EventedContainers } from './evented-containers.js';
+import { FrozenAlive } from './frozen-alive.js';
 import { forEachLimited, waitAtMost } from './limit.js';
 import { limitedRuntime } from './limited-runtime.js';
 import { bySandbox, listContainers, loadRows, PASS_CONCURRENCY, type RowWithSpec } from './observe.js';
@@ -87,6 +88,7 @@ export class Reconciler {
       dataMountPath: options.dataMountPath ?? '/data',
       startTimeoutMs: options.startTimeoutMs ?? 300_000,
       written: (sandboxId) => this.notifyWritten(sandboxId),
+      frozenAlive: new FrozenAlive(),
       aliveAnswered: (sandboxId, containerId, url) => this.aliveProbes.answered(sandboxId, containerId, url),
       // Only a running loop probes: reconcileOnce() alone (tests, a stopped loop) asks once per pass.
       notAliveYet: (sandboxId, containerId, url, sessionApiKey) => {

@@ -10,6 +10,7 @@ import { AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { dataVolumeNameFor } from '../runtime/resource-names.js';
 import { containerRequestFor } from './container-request.js';
 import type { CreateView } from './creates-in-flight.js';
+import type { FrozenAlive } from './frozen-alive.js';
 import { planStep, type Step } from './plan-step.js';
 import { computeStatus, WAITING_FOR_ALIVE } from './status.js';
 
@@ -48,6 +49,8 @@ export interface SandboxPassContext {
    * does; true when a probe runs, which kicks a pass once it is answered.
    */
   notAliveYet: (sandboxId: string, containerId: string, url: string, sessionApiKey: string) => boolean;
+  /** Containers frozen while their agent-server answered: thawed, they answer without being asked. */
+  frozenAlive: FrozenAlive;
 }
 
 /** What a pass asks of the queue, as a controller-runtime Reconcile returns a Result. */
@@ -128,6 +131,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
         break;
       case 'pause':
         await ctx.runtime.pause(step.containerId);
+        if (row.status === 'RUNNING' && row.containerId === step.containerId) ctx.frozenAlive.note(row.id, step.containerId);
         container = container && { ...container, state: 'paused' };
         break;
       case 'unpause':
@@ -138,6 +142,7 @@ export async function reconcileSandbox(input: SandboxPassInput, ctx: SandboxPass
         for (const containerId of step.containerIds) await ctx.runtime.remove(containerId);
         await ctx.runtime.removeNetworks(row.id);
         await ctx.runtime.removeVolume(dataVolumeNameFor(row.id));
+        ctx.frozenAlive.forget(row.id);
         container = null;
         finished = true;
         break;
@@ -233,6 +238,8 @@ async function isAlive(
 ): Promise<{ alive: boolean; probed: boolean }> {
   // Answered before, same container, untouched since: asking again every pass buys nothing.
   if (step.kind === 'none' && row.status === 'RUNNING' && row.containerId === container.containerId) return { alive: true, probed: false };
+  // Thawed after it was frozen answering: the same agent-server, where it stopped.
+  if (step.kind === 'unpause' && ctx.frozenAlive.take(row.id, container.containerId)) return { alive: true, probed: false };
   // A spec without an agent-server port has nothing to ask; running is all we can know.
   if (!spec?.exposedPorts.some((port) => port.name === AGENT_SERVER_PORT_NAME)) return { alive: true, probed: false };
   const hostPort = container.hostPorts[AGENT_SERVER_PORT_NAME];

@@ -192,6 +192,36 @@ describe.each(testDrivers)('Reconciler against the fake runtime (%s)', (driver) 
     expect(callsOf('create')).toHaveLength(1);
   });
 
+  it('sees a sandbox paused while RUNNING RUNNING again as soon as it is unpaused, without asking /alive; one paused before it answered is asked', async () => {
+    let asked = 0;
+    let alive = true;
+    const r = reconciler({ checkAlive: async () => (asked++, alive) });
+    const answered = await newSandbox();
+    await passes(r, 2);
+    expect((await readSandbox(handle.db, answered.id)).status).toBe('RUNNING');
+    await setDesired(handle.db, answered.id, 'PAUSED');
+    await passes(r, 1);
+    await setDesired(handle.db, answered.id, 'RUNNING');
+    const askedBefore = asked;
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, answered.id)).status).toBe('RUNNING');
+    expect(asked).toBe(askedBefore);
+
+    alive = false;
+    const starting = await newSandbox();
+    await passes(r, 2);
+    expect((await readSandbox(handle.db, starting.id)).status).toBe('STARTING');
+    await setDesired(handle.db, starting.id, 'PAUSED');
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, starting.id)).status).toBe('PAUSED');
+    await setDesired(handle.db, starting.id, 'RUNNING');
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, starting.id)).status).toBe('STARTING');
+    alive = true;
+    await passes(r, 1);
+    expect((await readSandbox(handle.db, starting.id)).status).toBe('RUNNING');
+  });
+
   it('adopts the containers it finds after a restart instead of creating them again', async () => {
     const crashedBeforeWrite = await newSandbox();
     const known = await newSandbox();
