@@ -25,6 +25,8 @@ import { type ResolveUpstream, UpstreamRefused } from './upstream.js';
 export interface EgressSandbox {
   sandboxId: string;
   rules: EgressRules;
+  /** Its network's gateway: the host's address on it, where the proxy and the resolver answer it. */
+  gateway: string;
 }
 
 /** An allowed destination: the name (or address) asked for, and the address the proxy dials. */

@@ -35,7 +35,7 @@ describe('the egress proxy', () => {
     }
     const hosts = Object.fromEntries(['allowed.test', 'denied.test', 'a.wild.test', 'no.wild.test', 'terminated.test'].map((name) => [name, REMOTE]));
     proxy = new EgressProxy({
-      identify: (address) => (address === '127.0.0.1' ? { sandboxId: 'sbx-1', rules } : undefined),
+      identify: (address) => (address === '127.0.0.1' ? { sandboxId: 'sbx-1', rules, gateway: '127.0.0.1' } : undefined),
       resolveUpstream: createUpstreamResolver({ hosts, hostAddress: '127.0.0.1' }),
       onDenied: (denial) => denials.push(denial),
       interceptConnect: (target) =>
