@@ -19,11 +19,12 @@ function lowered<Prefix extends string, const T extends readonly string[]>(prefi
 /**
  * `sandbox.created`, one per observed status (`sandbox.running`, ...), `sandbox.claimed` when a
  * start takes it from its spec's warm pool, `sandbox.moved` when a drain moved it to another engine
- * (`status_detail` names both), and `sandbox.deleted` (status `DELETED`) once its container and data
- * are gone. An unclaimed warm-pool member has none: its claim records `sandbox.created`, then
+ * (`status_detail` names both), `sandbox.egress_denied` when its egress policy refused something
+ * (at most one per sandbox every ten seconds; `status_detail` says how many and names some), and
+ * `sandbox.deleted` (status `DELETED`) once its container and data are gone. An unclaimed warm-pool member has none: its claim records `sandbox.created`, then
  * `sandbox.claimed`.
  */
-export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.claimed', 'sandbox.moved', 'sandbox.deleted'] as const;
+export const SANDBOX_EVENT_TYPES = ['sandbox.created', ...lowered('sandbox', SANDBOX_STATUSES), 'sandbox.claimed', 'sandbox.moved', 'sandbox.egress_denied', 'sandbox.deleted'] as const;
 
 /** One per start-task status: `start_task.working` ... `start_task.ready`, `start_task.error`. */
 export const START_TASK_EVENT_TYPES = lowered('start_task', START_TASK_STATUSES);

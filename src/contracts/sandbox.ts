@@ -24,9 +24,11 @@ export type RuntimeSetting = (typeof RUNTIME_SETTINGS)[number];
 
 /**
  * What a sandbox's own network lets it reach (our extension): `internet` reaches addresses beyond
- * this machine; `none` reaches nothing outside itself. Neither reaches another sandbox or the host.
+ * this machine; `none` reaches nothing outside itself; `allowlist` reaches what its egress policy
+ * allows, names through the control plane's egress proxy. None reaches another sandbox, nor the host
+ * but for the ports an `allowlist` policy opens.
  */
-export const SANDBOX_NETWORKS = ['internet', 'none'] as const;
+export const SANDBOX_NETWORKS = ['internet', 'none', 'allowlist'] as const;
 export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
 
 /** The exposed port clients and health checks use to reach a sandbox's agent-server. */

@@ -87,6 +87,8 @@ export interface SandboxServerAppOptions {
   maxSpecCreateBodyBytes?: number;
   /** Host mode's domain for preview URLs (PREVIEW_DOMAIN): `{port}-{sandbox id}.{domain}`; absent, path mode only. */
   previewDomain?: string | null;
+  /** Brings this replica's egress enforcement up to date now (after a PATCH of a sandbox's policy). */
+  applyEgress?: ServiceContext['applyEgress'];
 }
 
 /** Requests forwarded to a sandbox (its agent-server, or an app in it): their bodies are theirs to limit and read. */
@@ -158,6 +160,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     whyImageUnfit: options.whyImageUnfit,
     specImages: options.specImages,
     knownTargets: targets,
+    applyEgress: options.applyEgress,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
     runtimes: options.runtimes ?? { available: null },

@@ -1,8 +1,10 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { commaSeparated } from '../http/browser-guard/allowed-hosts.js';
 import { parseCidr, SANDBOX_SUBNET_PREFIX } from './runtime/sandbox-network.js';
 import { parseAllowEntry } from './runtime/egress.js';
+import { parseHostsSetting } from './egress/upstream.js';
 import { parseDockerEngines } from './net/engine-address.js';
 import { RUNTIME_SETTINGS } from '../contracts/sandbox.js';
 import { ConfigError } from '../errors/config-error.js';
@@ -190,10 +192,24 @@ export const CONFIG_VARIABLES = {
     default: '',
     help: 'Comma-separated addresses or CIDR blocks (e.g. 10.0.5.0/24) that "internet" sandboxes may reach although they are private, link-local, shared (100.64/10) or ULA, which are refused by default.',
   }),
+  SANDBOX_EGRESS_HOSTS: variable({
+    schema: z.string().transform((value, ctx) => {
+      const hosts = parseHostsSetting(value);
+      if (typeof hosts === 'string') ctx.addIssue({ code: 'custom', message: hosts });
+      return typeof hosts === 'string' ? {} : hosts;
+    }),
+    default: '',
+    help: 'Comma-separated name=address pairs (e.g. git.corp.example=10.0.5.7) the egress proxy of "allowlist" sandboxes dials without asking DNS; addresses of this machine are allowed here only.',
+  }),
+  SANDBOX_HOST_ADDRESS: variable({
+    schema: z.string().refine((value) => isIP(value) !== 0, 'must be an IP address'),
+    default: '127.0.0.1',
+    help: 'Where an "allowlist" sandbox\'s host.sandbox.internal:PORT entries lead on the host (127.0.0.1: services listening on loopback).',
+  }),
   SANDBOX_SPARE_NETWORKS: variable({
     schema: integer(0, 100),
     default: '4',
-    help: "Sandbox networks of each access (internet, none) made ahead of need once a sandbox of that access was created, so that a cold start does not wait for its network (0: each sandbox's network is made with it).",
+    help: "Sandbox networks of each access (internet, none, allowlist) made ahead of need once a sandbox of that access was created, so that a cold start does not wait for its network (0: each sandbox's network is made with it).",
   }),
   SANDBOX_BASE_IMAGE: variable({
     schema: z.string().min(1),

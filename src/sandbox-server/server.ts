@@ -20,6 +20,7 @@ import { CONTROL_PLANE_LEASE, controlPlaneLease, controlPlaneLeaseComponent } fr
 import { dataDirLockComponent } from './components/data-dir-lock.js';
 import { databaseComponent } from './components/database.js';
 import { drainerComponent } from './components/drainer.js';
+import { egressComponent } from './components/egress.js';
 import { enginesComponent, reconcilersComponent } from './components/engines.js';
 import { eventFeedComponent, eventRetentionComponent } from './components/event-feed.js';
 import { handOffsComponent } from './components/hand-offs.js';
@@ -83,6 +84,9 @@ export async function startSandboxServer(
     const runtimes = await settleRuntimes({ config, db: database.db, engines, runtimeProbes, shared, runtimePassedIn: dependencies.runtime !== undefined, log });
 
     const events = await components.start(eventFeedComponent(database));
+    const egress = await components.start(
+      egressComponent({ config, database, engines, registry: metrics.registry, firewallProblem: runtimes.firewallProblem, runtimePassedIn: dependencies.runtime !== undefined, log }),
+    );
     await components.start(eventRetentionComponent(config, database, log));
     const webhookTargets = await components.start(webhooksComponent(config, database, events, log));
     const specImages = await components.start(specImageBuildsComponent({ config, db: database.db, installationId, log }));
@@ -99,7 +103,7 @@ export async function startSandboxServer(
     const leading = () => lease?.held === true;
     const containers = dependencies.runtime === undefined;
     const { origin: llmRelayOrigin } = await components.start(llmRelayComponent({ config, database, metrics, containers, log }));
-    const api = { config, database, engines, runtimeProbes, runtimes, warmPools, leading, webhookTargets, events, metrics, sandboxMetrics, engineIdentity, specImages, llmRelayOrigin, log };
+    const api = { config, database, engines, runtimeProbes, runtimes, warmPools, leading, webhookTargets, events, metrics, sandboxMetrics, engineIdentity, specImages, llmRelayOrigin, egress, log };
     const { listener, injectWebSocket, startTasks } = createApi(api);
     const controlPlane = controlPlaneLease(database, replica, [warmPools, startTasks], log);
     lease = controlPlane;

@@ -31,6 +31,8 @@ export interface ApiOptions {
   specImages: SpecImages;
   /** The LLM relay as the sandboxes reach it, `http://host:port`. */
   llmRelayOrigin: string;
+  /** Enforces allowlist sandboxes' egress on this machine; undefined where nothing can. */
+  egress?: { kick(): Promise<void> };
   log: Logger;
 }
 
@@ -73,6 +75,7 @@ export function createApi(options: ApiOptions): SandboxServerApp {
     specImages: options.specImages,
     // A build's context may be larger than other requests.
     maxSpecCreateBodyBytes: Math.ceil((config.SPEC_BUILD_CONTEXT_MAX_MB * 1024 * 1024 * 4) / 3) + 2 * 1024 * 1024,
+    applyEgress: options.egress ? () => options.egress?.kick() ?? Promise.resolve() : undefined,
     events: options.events,
     appConversations: {
       llm: { model: config.LLM_MODEL ?? null, baseUrl: config.LLM_BASE_URL ?? null },

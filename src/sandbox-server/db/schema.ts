@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, check, index, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
 import { ENGINE_HEALTHS, ENGINE_STATES } from '../../contracts/engine.js';
 import { DESIRED_STATES, OCI_RUNTIMES, RUNTIME_SETTINGS, SANDBOX_NETWORKS, SANDBOX_STATUSES } from '../../contracts/sandbox.js';
+import type { EgressLists } from '../net/egress-policy.js';
 import { START_TASK_FAILURES, START_TASK_STATUSES } from '../../contracts/start-task.js';
 import { SPEC_BUILD_STATUSES } from '../../contracts/spec-build.js';
 import type { LifecycleEventType, SubjectKind } from '../../contracts/lifecycle-event.js';
@@ -67,6 +68,8 @@ export const sandboxSpecs = pgTable('sandbox_specs', {
   runtime: text('runtime', { enum: OCI_RUNTIMES }).notNull().default('runc'),
   /** What its sandboxes' own networks reach (our extension); rows from before it reached the internet. */
   network: text('network', { enum: SANDBOX_NETWORKS }).notNull().default('internet'),
+  /** What its `allowlist` sandboxes may reach (net/egress-policy.ts entries, normalized). */
+  egress: jsonb('egress').$type<EgressLists>().notNull().default({ allow: [], deny: [] }),
   /** Pause a RUNNING sandbox after this long without activity (our extension). */
   idlePauseSeconds: integer('idle_pause_seconds'),
   /** Delete a sandbox this long after it was created (our extension). */
@@ -157,6 +160,8 @@ export const sandboxes = pgTable(
     snapshotId: text('snapshot_id'),
     /** The image its containers run instead of the spec's: the snapshot's. */
     image: text('image'),
+    /** Its own egress policy, once changed with PATCH; null: its spec's. */
+    egress: jsonb('egress').$type<EgressLists | null>(),
     lastActiveAt: timestamp('last_active_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

@@ -1,6 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import { decideEgress, HOST_NAME, hostPortsOf } from './policy.js';
+import { decideEgress, HOST_NAME, hostPortsOf, PROXY_NAME } from '../net/egress-policy.js';
 import { buildAnswer, buildFormatError, parseQuery, RCODE } from './dns-message.js';
 import { type EgressDenial, type EgressSandbox, normalizeAddress } from './proxy.js';
 
@@ -54,6 +54,7 @@ export class EgressDns {
     if (!question) return buildFormatError(message);
     const sandbox = this.#options.identify(normalizeAddress(source));
     if (!sandbox) return buildAnswer(question, RCODE.refused);
+    if (question.name === PROXY_NAME) return buildAnswer(question, RCODE.noError, [sandbox.gateway]);
     const allowed = question.name === HOST_NAME ? hostPortsOf(sandbox.rules).length > 0 : decideEgress(sandbox.rules, question.name, null).allowed;
     if (!allowed) {
       this.#options.onDenied({ sandboxId: sandbox.sandboxId, via: 'dns', target: question.name, reason: 'name not allowed' });

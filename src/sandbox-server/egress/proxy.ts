@@ -3,7 +3,7 @@ import { type AddressInfo, connect, createServer, type Server as NetServer, type
 import type { Duplex } from 'node:stream';
 import { HOP_REQUEST_HEADERS, HOP_RESPONSE_HEADERS } from '../../http/hop-headers.js';
 import type { Logger } from '../../logger.js';
-import { decideEgress, type EgressRules, entryCovers, formatEgressEntry } from './policy.js';
+import { decideEgress, type EgressRules, entryCovers, formatEgressEntry } from '../net/egress-policy.js';
 import { serverNameOf } from './tls-sni.js';
 import { type ResolveUpstream, UpstreamRefused } from './upstream.js';
 

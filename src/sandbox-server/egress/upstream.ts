@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { addressKind } from '../net/address-kind.js';
-import { HOST_NAME } from './policy.js';
+import { HOST_NAME } from '../net/egress-policy.js';
 
 /** Where the egress proxy dials a name a sandbox may reach. */
 export type ResolveUpstream = (host: string) => Promise<string>;

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { AGENT_SERVER_CONTAINER_PORT, AGENT_SERVER_PORT_NAME } from '../../contracts/sandbox.js';
 import { OCI_RUNTIMES, SANDBOX_NETWORKS } from '../../contracts/sandbox.js';
+import { EgressPolicyInfoSchema, EgressPolicySchema } from './egress-policy.js';
 import { EngineLabelsSchema } from './engine.js';
 import { SPEC_BUILD_STATUSES, SPEC_IMAGE_REPOSITORY } from '../../contracts/spec-build.js';
 import { HEADER_SAFE_MESSAGE, headerSafe, SecretHostsSchema } from './secret-hosts.js';
@@ -56,8 +57,9 @@ export const SandboxSpecInfoSchema = z
     runtime: z.enum(OCI_RUNTIMES).openapi({ description: 'OCI runtime of its containers (our extension): runsc is gVisor, runc plain Docker' }),
     network: z.enum(SANDBOX_NETWORKS).openapi({
       description:
-        'What each sandbox reaches from its own private network (our extension): internet, or none (nothing outside itself). Never another sandbox or the host.',
+        'What each sandbox reaches from its own private network (our extension): internet, none (nothing outside itself), or allowlist (what `egress` allows). Never another sandbox, nor the host but for the ports an allowlist opens.',
     }),
+    egress: EgressPolicyInfoSchema.openapi({ description: 'What its allowlist sandboxes may reach (our extension); empty lists for other networks' }),
     idle_pause_seconds: z.number().int().nullable().openapi({
       description:
         'Pause a running sandbox unused for this long: no request or WebSocket frame through the control plane, and no agent at work (its agent-server is asked first). null: never.',
@@ -180,6 +182,8 @@ export const CreateSandboxSpecRequestSchema = z
     /** Absent: the installation's default_runtime (shared settings). */
     runtime: z.enum(OCI_RUNTIMES).optional(),
     network: z.enum(SANDBOX_NETWORKS).default('internet'),
+    /** Our extension: what `allowlist` sandboxes may reach; each sandbox may change its own with PATCH. */
+    egress: EgressPolicySchema.default({ allow: [], deny: [] }),
     idle_pause_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     ttl_seconds: z.number().int().min(1).max(INT32_MAX).nullable().default(null),
     resume_on_access: z.boolean().default(true),
@@ -194,6 +198,9 @@ export const CreateSandboxSpecRequestSchema = z
   .superRefine((spec, ctx) => {
     if ((spec.image === undefined) === (spec.build === undefined)) {
       ctx.addIssue({ code: 'custom', path: spec.image === undefined ? ['image'] : ['build'], message: 'give either image or build, not both and not neither' });
+    }
+    if (spec.network !== 'allowlist' && spec.egress.allow.length + spec.egress.deny.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['egress'], message: 'applies to network "allowlist" only' });
     }
     spec.secret_env.forEach((name, index) => {
       if (!(name in spec.initial_env)) ctx.addIssue({ code: 'custom', path: ['secret_env', index], message: 'must name an entry of initial_env' });

@@ -4,6 +4,7 @@ import { SESSION_KEY_DIGEST_ENV, sessionKeyDigest } from '../../contracts/agent-
 import { dataVolumeNameFor, networkNameFor } from '../runtime/resource-names.js';
 import type { ContainerRequest } from '../runtime/runtime.js';
 import { specPlaceholder } from '../broker/brokered-secret.js';
+import { egressProxyEnv } from '../runtime/allowlist-rules.js';
 
 /** What of a spec its containers are made from. */
 export type ContainerSpec = Pick<
@@ -25,7 +26,11 @@ export function containerRequestFor(
   spec: ContainerSpec,
   dataMountPath: string,
 ): ContainerRequest {
-  const env = { [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey), [DATA_OWNER_ENV]: row.id };
+  const env = {
+    ...(spec.network === 'allowlist' ? egressProxyEnv() : {}),
+    [SESSION_KEY_DIGEST_ENV]: sessionKeyDigest(row.sessionApiKey),
+    [DATA_OWNER_ENV]: row.id,
+  };
   return {
     sandboxId: row.id,
     specId: spec.id,

@@ -19,7 +19,7 @@ export interface SpareNetworksOptions {
   docker: Docker;
   /** The labels naming the owner (ownerLabels), carried by every spare. */
   owner: Record<string, string>;
-  /** How many spares of each access (internet, none) to keep ready once one was asked for; 0 keeps none. */
+  /** How many spares of each access (internet, none, allowlist) to keep ready once one was asked for; 0 keeps none. */
   target: number;
   /** Creates a sandbox network (its bridge and subnet as any sandbox's) carrying `labels`; returns its id. */
   createNetwork: (name: string, access: SandboxNetwork, labels: Record<string, string>) => Promise<string>;
@@ -46,7 +46,7 @@ export class SpareNetworks {
   readonly #token = randomBytes(6).toString('hex');
   #count = 0;
   /** Ready spares of this process, by access; not in use by any sandbox. */
-  #ready: Record<SandboxNetwork, string[]> = { internet: [], none: [] };
+  #ready: Record<SandboxNetwork, string[]> = { internet: [], none: [], allowlist: [] };
   /** The fill under way for each access. */
   readonly #filling = new Map<SandboxNetwork, Promise<void>>();
   #closed = false;
@@ -84,7 +84,7 @@ export class SpareNetworks {
    * process is left out; one in use is its sandbox's; any other belongs to no sandbox.
    */
   observe(networks: readonly Docker.NetworkInspectInfo[]): NetworkObservation[] {
-    const ready = new Set([...this.#ready.internet, ...this.#ready.none]);
+    const ready = new Set(Object.values(this.#ready).flat());
     return networks
       .filter((network) => network.Labels?.[LABEL_SPARE_NETWORK] !== undefined && !ready.has(network.Name))
       .map((network) => ({ name: network.Name, sandboxId: this.#inUse.get(network.Name) ?? '', installation: network.Labels?.[LABEL_INSTALLATION] }));
@@ -151,9 +151,8 @@ export class SpareNetworks {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all(this.#filling.values());
-    const ready = [...this.#ready.internet, ...this.#ready.none];
-    this.#ready.internet = [];
-    this.#ready.none = [];
+    const ready = Object.values(this.#ready).flat();
+    this.#ready = { internet: [], none: [], allowlist: [] };
     for (const name of ready) {
       await this.remove(name).catch((error: unknown) => this.#options.log.warn({ err: error, network: name }, 'could not remove a spare network at stop; the next sweep does'));
     }

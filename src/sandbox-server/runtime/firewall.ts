@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { installAllowlistDispatch } from './allowlist-firewall.js';
+import { type RunCommand, runCommand } from './run-command.js';
 import { EGRESS_CHAIN, type EgressPolicy, egressChainRestore, parseNameservers } from './egress.js';
 import { EVERY_SANDBOX_BRIDGE, OFFLINE_SANDBOX_BRIDGE, ONLINE_SANDBOX_BRIDGE } from './sandbox-network.js';
 
@@ -17,7 +18,7 @@ import { EVERY_SANDBOX_BRIDGE, OFFLINE_SANDBOX_BRIDGE, ONLINE_SANDBOX_BRIDGE } f
  *
  * What an `internet` sandbox sends beyond the machine goes through one chain of ours (egress.ts),
  * which refuses private and link-local ranges; its content follows the settings, so it is rewritten
- * at every start.
+ * at every start. `allowlist` sandboxes have chains of their own (allowlist-firewall.ts).
  */
 export interface FirewallRule {
   binary: 'iptables' | 'ip6tables';
@@ -64,16 +65,7 @@ export const FIREWALL_RULES: readonly FirewallRule[] = [
   },
 ];
 
-/** Runs a program with `input` on its standard input; rejects when it fails, with its stderr. */
-export type RunCommand = (file: string, args: string[], input?: string) => Promise<unknown>;
-
-export const runCommand: RunCommand = (file, args, input) =>
-  new Promise((resolve, reject) => {
-    const child = execFile(file, args, (error, stdout, stderr) => (error ? reject(Object.assign(error, { stderr })) : resolve(stdout)));
-    // A program that exits without reading (a failing iptables) closes the pipe: its exit code says why.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(input);
-  });
+export { type RunCommand, runCommand } from './run-command.js';
 
 export interface FirewallOptions {
   run?: RunCommand;
@@ -103,6 +95,7 @@ export async function installFirewall(options: FirewallOptions = {}): Promise<st
       );
       if (!present) await run(binary, ['-w', '-I', chain, '1', ...rule]);
     }
+    await installAllowlistDispatch(run);
     return null;
   } catch (error) {
     return commandFailure(error);

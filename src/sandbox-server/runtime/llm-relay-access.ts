@@ -1,5 +1,5 @@
 import { EVERY_SANDBOX_BRIDGE } from './sandbox-network.js';
-import { type RunCommand, runCommand } from './firewall.js';
+import { type RunCommand, runCommand } from './run-command.js';
 
 /**
  * How a sandbox reaches the control plane's LLM relay, and nothing else of the host: every

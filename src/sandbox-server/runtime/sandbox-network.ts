@@ -5,16 +5,18 @@ import type { SandboxNetwork } from '../../contracts/sandbox.js';
  * How a sandbox's own network looks on the host, chosen so that a few fixed firewall rules
  * (firewall.ts) cover every sandbox network at once, whoever created it and whenever:
  *
- * - its bridge interface is named by what it reaches, `sbxi...` (internet) or `sbxn...` (none), so
- *   `-i sbx+` matches every sandbox bridge and `-i sbxn+` the ones that reach nothing;
+ * - its bridge interface is named by what it reaches, `sbxi...` (internet), `sbxn...` (none) or
+ *   `sbxa...` (allowlist), so `-i sbx+` matches every sandbox bridge and `-i sbxn+` the ones that
+ *   reach nothing;
  * - its subnet is a small block of SANDBOX_NETWORK_POOL rather than one of the engine's default
  *   pools, which hold about thirty networks per machine: one per sandbox would soon run out.
  */
-const BRIDGE_PREFIXES: Record<SandboxNetwork, string> = { internet: 'sbxi', none: 'sbxn' };
+const BRIDGE_PREFIXES: Record<SandboxNetwork, string> = { internet: 'sbxi', none: 'sbxn', allowlist: 'sbxa' };
 /** iptables' wildcard for every sandbox bridge, and for those of `none` networks. */
 export const EVERY_SANDBOX_BRIDGE = 'sbx+';
 export const OFFLINE_SANDBOX_BRIDGE = `${BRIDGE_PREFIXES.none}+`;
 export const ONLINE_SANDBOX_BRIDGE = `${BRIDGE_PREFIXES.internet}+`;
+export const ALLOWLIST_SANDBOX_BRIDGE = `${BRIDGE_PREFIXES.allowlist}+`;
 /** Linux caps interface names at 15 characters. */
 const INTERFACE_NAME_MAX = 15;
 /** A /29 holds the bridge's gateway and the sandbox's one container, with room to spare. */

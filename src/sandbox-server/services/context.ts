@@ -54,6 +54,8 @@ export interface ServiceContext {
     mark(): number;
     remember(sandboxId: string, target: AgentServerTarget, seen: number): void;
   };
+  /** Brings this replica's egress enforcement (egress/) up to date with the database now; absent, nothing enforces allowlists here. */
+  applyEgress?(): Promise<void>;
 }
 
 /**

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressDns } from '../../../src/sandbox-server/egress/dns-server.js';
-import { egressRulesOf } from '../../../src/sandbox-server/egress/policy.js';
+import { egressRulesOf } from '../../../src/sandbox-server/net/egress-policy.js';
 import type { EgressDenial } from '../../../src/sandbox-server/egress/proxy.js';
 
 const GATEWAY = '10.213.9.1';

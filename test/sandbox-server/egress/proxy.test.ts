@@ -5,7 +5,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../../src/logger.js';
-import { egressRulesOf } from '../../../src/sandbox-server/egress/policy.js';
+import { egressRulesOf } from '../../../src/sandbox-server/net/egress-policy.js';
 import { type EgressDenial, EgressProxy, type EgressTarget } from '../../../src/sandbox-server/egress/proxy.js';
 import { createUpstreamResolver } from '../../../src/sandbox-server/egress/upstream.js';
 import { makeTestCertificates, type TestCertificates } from '../../helpers/test-ca.js';

@@ -18,6 +18,7 @@ const row: SandboxRow = {
   restartGeneration: 0,
   snapshotId: null,
   image: null,
+  egress: null,
   observedGeneration: 0,
   agentServerVersion: '0.1.0+0123456789ab',
   lastActiveAt: new Date('2030-01-01T00:00:00Z'),

@@ -7,6 +7,7 @@ import { readSharedSettingsRow } from '../../installation/shared-settings.js';
 import { chooseDefaultRuntime } from '../../runtime/default-runtime.js';
 import { toSandboxSpecInfo } from './sandbox-spec-info.js';
 import { prepareSpecBuild } from './spec-build.js';
+import { normalizeEgressLists } from '../../net/egress-policy.js';
 
 /** A limit left out takes the server's default; only an explicit null means none. */
 function limitOrDefault(requested: number | null | undefined, fallback: number): number | null {
@@ -28,8 +29,8 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     throw validationError('body', ['runtime'], `the Docker engine has no runtime "${runtime}" (it has: ${available.join(', ')})`);
   }
   const { firewallProblem } = ctx.runtimes;
-  if (input.network === 'none' && firewallProblem) {
-    throw validationError('body', ['network'], `network "none" needs host firewall rules the control plane could not install (${firewallProblem})`);
+  if (input.network !== 'internet' && firewallProblem) {
+    throw validationError('body', ['network'], `network "${input.network}" needs host firewall rules the control plane could not install (${firewallProblem})`);
   }
   const build = input.build ? await prepareSpecBuild(ctx, input.build, input.engine_labels) : null;
   const image = build?.tag ?? input.image ?? '';
@@ -53,6 +54,7 @@ export async function createSandboxSpec(ctx: ServiceContext, input: CreateSandbo
     diskMb: limitOrDefault(input.disk_mb, defaults.diskMb),
     runtime,
     network: input.network,
+    egress: normalizeEgressLists(input.egress),
     idlePauseSeconds: input.idle_pause_seconds,
     ttlSeconds: input.ttl_seconds,
     resumeOnAccess: input.resume_on_access,

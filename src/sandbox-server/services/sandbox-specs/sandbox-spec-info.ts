@@ -21,6 +21,7 @@ export function toSandboxSpecInfo(row: SandboxSpecRow, warmPoolReady = 0): Sandb
     disk_mb: row.diskMb,
     runtime: row.runtime,
     network: row.network,
+    egress: row.egress,
     idle_pause_seconds: row.idlePauseSeconds,
     ttl_seconds: row.ttlSeconds,
     resume_on_access: row.resumeOnAccess,

@@ -16,6 +16,8 @@ import { parseCidr, type Ipv4Block } from '../runtime/sandbox-network.js';
 
 /** The name a sandbox reaches the host by, and only on the ports its policy names. */
 export const HOST_NAME = 'host.sandbox.internal';
+/** The name an `allowlist` sandbox reaches the egress proxy by (its HTTP_PROXY), always answered. */
+export const PROXY_NAME = 'proxy.sandbox.internal';
 /** Most entries a list may hold: each is a packet rule or a comparison on every connection. */
 export const MAX_EGRESS_ENTRIES = 256;
 
@@ -77,6 +79,13 @@ function formatBlock(block: Ipv4Block): string {
 export function egressRulesOf(lists: EgressLists): EgressRules {
   const parse = (entries: readonly string[]) => entries.map(parseEgressEntry).filter((entry): entry is EgressEntry => typeof entry !== 'string');
   return { allow: parse(lists.allow), deny: parse(lists.deny) };
+}
+
+/** Valid lists as stored and answered: each entry in its normal form, duplicates dropped. */
+export function normalizeEgressLists(lists: EgressLists): EgressLists {
+  const rules = egressRulesOf(lists);
+  const normal = (entries: readonly EgressEntry[]) => [...new Set(entries.map(formatEgressEntry))];
+  return { allow: normal(rules.allow), deny: normal(rules.deny) };
 }
 
 /** The entry as written back: `*.pypi.org`, `10.0.0.0/8:443`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideEgress, egressRulesOf, formatEgressEntry, hostPortsOf, parseEgressEntry } from '../../../src/sandbox-server/egress/policy.js';
+import { decideEgress, egressRulesOf, formatEgressEntry, hostPortsOf, parseEgressEntry } from '../../../src/sandbox-server/net/egress-policy.js';
 
 const rules = (allow: string[], deny: string[] = []) => egressRulesOf({ allow, deny });
 
