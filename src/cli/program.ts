@@ -8,6 +8,7 @@ import { engineCommands } from './commands/engines.js';
 import { settingsCommands } from './commands/settings.js';
 import { eventCommands } from './commands/events.js';
 import { execCommand } from './commands/exec.js';
+import { policyCommands } from './commands/policy.js';
 import { portCommands } from './commands/ports.js';
 import { sandboxCommands } from './commands/sandboxes.js';
 import { snapshotCommands } from './commands/snapshots.js';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   execCommand,
   cpCommand,
   ...portCommands,
+  ...policyCommands,
   ...convCommands,
   ...eventCommands,
   ...engineCommands,

@@ -25,6 +25,7 @@ import type {
   LifecycleEvent,
   Page,
   PreviewToken,
+  SandboxEgressInfo,
   SandboxInfo,
   SandboxLlmUsage,
   SandboxPort,
@@ -42,6 +43,7 @@ import type {
   Success,
   SearchWebhookDeliveriesQuery,
   UpdateAppConversationRequest,
+  UpdateSandboxRequest,
   UpdateWebhookRequest,
   Webhook,
   WebhookDelivery,
@@ -164,6 +166,10 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       delete: (id: string) => t.json<Success>('deleteSandbox', { params: { id } }),
       /** What its agents used of their LLM, as the control plane's LLM relay counted it. */
       llmUsage: (id: string) => t.json<SandboxLlmUsage>('sandboxLlmUsage', { params: { id } }),
+      /** What an allowlist sandbox may reach: its network and egress policy. */
+      egress: (id: string) => t.json<SandboxEgressInfo>('getSandboxEgress', { params: { id } }),
+      /** Changes the sandbox's egress policy; in force when it answers. */
+      update: (id: string, request: UpdateSandboxRequest) => t.json<SandboxEgressInfo>('updateSandbox', { params: { id }, json: request }),
       /** Snapshots the sandbox (pausing it for that instant if it runs). */
       snapshot: (id: string, name?: string) => t.json<SnapshotInfo>('takeSnapshot', { params: { id }, json: name === undefined ? {} : { name } }),
       /** Snapshot + start from it: the new sandbox, STARTING. */

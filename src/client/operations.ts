@@ -24,6 +24,8 @@ export const SANDBOX_SERVER_OPERATIONS = {
   resumeSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/resume' },
   deleteSandbox: { method: 'delete', path: '/api/v1/sandboxes/{id}' },
   sandboxLlmUsage: { method: 'get', path: '/api/v1/sandboxes/{id}/llm-usage' },
+  updateSandbox: { method: 'patch', path: '/api/v1/sandboxes/{id}' },
+  getSandboxEgress: { method: 'get', path: '/api/v1/sandboxes/{id}/egress' },
 
   takeSnapshot: { method: 'post', path: '/api/v1/sandboxes/{id}/snapshots' },
   forkSandbox: { method: 'post', path: '/api/v1/sandboxes/{id}/fork' },

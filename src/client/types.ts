@@ -34,6 +34,7 @@ import type { SearchSnapshotsQuerySchema, SnapshotInfoSchema } from '../sandbox-
 import type { PreviewTokenSchema, SandboxPortSchema } from '../sandbox-server/models/sandbox-port.js';
 import type { EngineInfoSchema, RegisterEngineRequestSchema, SearchEnginesQuerySchema } from '../sandbox-server/models/engine.js';
 import type { SettingsSchema, UpdateSettingsRequestSchema } from '../sandbox-server/models/settings.js';
+import type { SandboxEgressInfoSchema, UpdateSandboxRequestSchema } from '../sandbox-server/models/egress-policy.js';
 
 /** A query as the server reads it, every parameter optional (the server fills in its defaults). */
 type QueryOf<S extends z.ZodType> = Partial<z.output<S>>;
@@ -48,6 +49,8 @@ export type SearchSandboxSpecsQuery = QueryOf<typeof SearchSandboxSpecsQuerySche
 
 export type SandboxInfo = z.output<typeof SandboxInfoSchema>;
 export type SandboxLlmUsage = z.output<typeof SandboxLlmUsageSchema>;
+export type SandboxEgressInfo = z.output<typeof SandboxEgressInfoSchema>;
+export type UpdateSandboxRequest = z.input<typeof UpdateSandboxRequestSchema>;
 export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
 export type SearchSandboxesQuery = QueryOf<typeof SearchSandboxesQuerySchema>;
 export type StartSandboxRequest = z.input<typeof StartSandboxRequestSchema>;

@@ -79,6 +79,8 @@ export async function openTestApp(
     /** Builds specs' images; absent, specs with a build are refused. */
     specImages?: SpecImages;
     maxSpecCreateBodyBytes?: number;
+    /** Called when a service brings egress enforcement up to date (after a PATCH of a sandbox's policy). */
+    applyEgress?: () => Promise<void>;
   } = {},
 ): Promise<TestApp> {
   const handle = await openTestDatabase(driver);
@@ -107,6 +109,7 @@ export async function openTestApp(
     ...(options.previewDomain && { previewDomain: options.previewDomain }),
     ...(options.specImages && { specImages: options.specImages }),
     ...(options.maxSpecCreateBodyBytes !== undefined && { maxSpecCreateBodyBytes: options.maxSpecCreateBodyBytes }),
+    ...(options.applyEgress && { applyEgress: options.applyEgress }),
   });
   const callAs: TestApp['callAs'] = async (key, method, path, body, schema) => {
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };

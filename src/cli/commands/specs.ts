@@ -4,7 +4,7 @@ import { OCI_RUNTIMES, type OciRuntime } from '../../contracts/sandbox.js';
 import { packBuildContext } from '../build-context.js';
 import { CliError, EXIT_OK, UsageError } from '../cli-error.js';
 import { collect } from '../collect.js';
-import { type Command, type CommandContext, flag, integerOption, pairsOption, type ParsedArgs, stringOption } from '../command.js';
+import { type Command, type CommandContext, flag, integerOption, pairsOption, type ParsedArgs, stringOption, stringsOption } from '../command.js';
 import { formatFields, formatTable, formatTime, orDash } from '../format.js';
 import { noSpec, orNotFound } from '../not-found.js';
 
@@ -26,6 +26,8 @@ function printSpec(ctx: CommandContext, spec: SandboxSpecInfo): void {
       ['idle pause s', orDash(spec.idle_pause_seconds)],
       ['ttl s', orDash(spec.ttl_seconds)],
       ['resume on access', spec.resume_on_access ? 'yes' : 'no'],
+      ['network', spec.network],
+      ...(spec.network === 'allowlist' ? ([['allow', spec.egress.allow.join(', ') || '-'], ['deny', spec.egress.deny.join(', ') || '-']] as const) : []),
       ['warm pool', warmPool(spec)],
       ['created', formatTime(spec.created_at)],
     ]),
@@ -48,6 +50,18 @@ function numberOption(args: ParsedArgs, name: string): number | undefined {
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, not "${raw}"`);
   return value;
+}
+
+function networkOption(args: ParsedArgs): CreateSandboxSpecRequest['network'] | undefined {
+  const network = stringOption(args, 'network');
+  if (network === undefined || network === 'internet' || network === 'none' || network === 'allowlist') return network;
+  throw new UsageError(`--network must be internet, none or allowlist, not "${network}"`);
+}
+
+function egressOption(args: ParsedArgs): CreateSandboxSpecRequest['egress'] | undefined {
+  const allow = stringsOption(args, 'allow');
+  const deny = stringsOption(args, 'deny');
+  return allow.length + deny.length > 0 ? { allow, deny } : undefined;
 }
 
 /** The image the spec runs, or the build that makes it: a Dockerfile and, with --context, a directory packed as `docker build` packs it. */
@@ -108,6 +122,8 @@ function createRequest(args: ParsedArgs, source: Pick<CreateSandboxSpecRequest, 
     resume_on_access: flag(args, 'no-resume-on-access') ? false : undefined,
     warm_pool_size: integerOption(args, 'warm-pool', { min: 0 }),
     runtime: runtimeOption(args),
+    network: networkOption(args),
+    egress: egressOption(args),
   };
   // Absent settings are left out so the server applies its defaults.
   return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as CreateSandboxSpecRequest;
@@ -179,6 +195,9 @@ export const specCommands: Command[] = [
       'no-resume-on-access': { type: 'boolean', help: 'Do not resume a paused sandbox when it is used' },
       'warm-pool': { type: 'string', value: '<n>', help: 'Keep this many sandboxes ready, so starts are RUNNING at once' },
       runtime: { type: 'string', value: '<runc|runsc>', help: "OCI runtime of its sandboxes (default: the installation's)" },
+      network: { type: 'string', value: '<internet|none|allowlist>', help: 'What its sandboxes reach (default internet; allowlist: what --allow names)' },
+      allow: { type: 'string', multiple: true, value: '<entry>', help: 'With --network allowlist: a name (*.pypi.org), IPv4 CIDR or host.sandbox.internal:PORT it may reach (repeatable)' },
+      deny: { type: 'string', multiple: true, value: '<entry>', help: 'With --network allowlist: an entry refused even where --allow covers it (repeatable)' },
     },
     positionals: { min: 0, max: Number.POSITIVE_INFINITY },
     async run(ctx, args) {

@@ -23,6 +23,7 @@ const DEFAULT_SPEC = {
   disk_mb: 10_240,
   runtime: 'runc',
   network: 'internet',
+  egress: { allow: [], deny: [] },
   idle_pause_seconds: null,
   ttl_seconds: null,
   resume_on_access: true,
@@ -134,6 +135,9 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
             ],
           },
         });
+        expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'allowlist' }, ValidationErrorSchema)).body.detail[0]?.msg).toBe(
+          'network "allowlist" needs host firewall rules the control plane could not install (iptables is not installed)',
+        );
         const unknownNetwork = await plainOnly.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'host' }, ValidationErrorSchema);
         expect(unknownNetwork.body.detail[0]).toMatchObject({ loc: ['body', 'network'], type: 'enum' });
         expect((await plainOnly.call('POST', '/api/v1/sandbox-specs', { id: 'online', image: 'img', network: 'internet' }, SandboxSpecInfoSchema)).body.network).toBe('internet');
@@ -167,7 +171,8 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
         pids_limit: 512,
         disk_mb: 4096,
         runtime: 'runsc',
-        network: 'none',
+        network: 'allowlist',
+        egress: { allow: ['*.pypi.org', '10.1.0.0/16', 'host.sandbox.internal:11434'], deny: ['evil.pypi.org'] },
         idle_pause_seconds: 600,
         ttl_seconds: 86_400,
         resume_on_access: false,
@@ -178,6 +183,20 @@ describe.each(testDrivers)('sandbox spec routes (%s)', (driver) => {
       const { status, body } = await t.call('POST', '/api/v1/sandbox-specs', input);
       expect(status).toBe(201);
       expect(body).toEqual({ ...input, secret_env: [], secret_hosts: {}, created_at: expect.any(String), is_default: false, warm_pool_ready: 0, build: null });
+    });
+
+    it('stores an egress policy in its normal form, and refuses a bad entry or a policy for another network with 422', async () => {
+      const egress = { allow: ['GitHub.com', 'github.com', '10.1.2.3/16', '192.0.2.7', 'files.pypi.org.'], deny: ['*.Example.com:22'] };
+      const created = await t.call('POST', '/api/v1/sandbox-specs', { id: 'allowlist', image: 'img', network: 'allowlist', egress }, SandboxSpecInfoSchema);
+      expect(created.body.egress).toEqual({ allow: ['github.com', '10.1.0.0/16', '192.0.2.7', 'files.pypi.org'], deny: ['*.example.com:22'] });
+      const bad = await t.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'allowlist', egress: { allow: ['ok.example', '*'], deny: ['fd00::/8'] } }, ValidationErrorSchema);
+      expect(bad.body.detail.map((issue) => issue.loc)).toEqual([
+        ['body', 'egress', 'allow', 1],
+        ['body', 'egress', 'deny', 0],
+      ]);
+      expect(bad.body.detail[1]?.msg).toBe('IPv6 entries are not supported: sandbox networks are IPv4 only');
+      const elsewhere = await t.call('POST', '/api/v1/sandbox-specs', { image: 'img', network: 'none', egress: { allow: ['github.com'], deny: [] } }, ValidationErrorSchema);
+      expect(elsewhere.body.detail).toEqual([{ loc: ['body', 'egress'], msg: 'applies to network "allowlist" only', type: 'value_error' }]);
     });
 
     it('answers 409 for an id in use', async () => {
