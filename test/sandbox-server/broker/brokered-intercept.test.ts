@@ -11,7 +11,7 @@ import { specPlaceholder, type BrokeredSecret } from '../../../src/sandbox-serve
 import { createCaMaterial, LeafIssuer } from '../../../src/sandbox-server/broker/certificate-authority.js';
 import { LeafContexts } from '../../../src/sandbox-server/broker/leaf-contexts.js';
 import { createTlsForwarder, type TlsForwarder } from '../../../src/sandbox-server/broker/tls-forwarder.js';
-import { egressRulesOf } from '../../../src/sandbox-server/egress/policy.js';
+import { egressRulesOf } from '../../../src/sandbox-server/net/egress-policy.js';
 import { EgressProxy } from '../../../src/sandbox-server/egress/proxy.js';
 import { createUpstreamResolver } from '../../../src/sandbox-server/egress/upstream.js';
 import { startGitServer, type GitServer } from '../../helpers/git-server.js';
@@ -51,7 +51,7 @@ describe('brokered secrets through the egress proxy', () => {
     await writeFile(bundle, installationCa.certPem + remoteCa.certPem);
     forwarder = createTlsForwarder({ contexts: new LeafContexts(installationCa), upstreamCa: [remoteCa.certPem], log: logger });
     proxy = new EgressProxy({
-      identify: (address) => (address === '127.0.0.1' ? { sandboxId: 'sbx-brokered', rules: egressRulesOf({ allow: ['*.brokered.test'], deny: [] }) } : undefined),
+      identify: (address) => (address === '127.0.0.1' ? { sandboxId: 'sbx-brokered', rules: egressRulesOf({ allow: ['*.brokered.test'], deny: [] }), gateway: '127.0.0.1' } : undefined),
       resolveUpstream: createUpstreamResolver({ hosts: HOSTS, hostAddress: '127.0.0.1' }),
       onDenied: () => {},
       interceptConnect: brokeredIntercept({
