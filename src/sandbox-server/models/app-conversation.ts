@@ -25,9 +25,15 @@ export const AppConversationStartRequestSchema = z
       description:
         "Our extension: the conversation's own key for the server's LLM (LLM_BASE_URL, or the model's provider), instead of LLM_API_KEY. The control plane's LLM relay adds it to the agent's calls: it never enters the sandbox, and is never shown back.",
     }),
-    selected_repository: z.string().nullish(),
-    selected_branch: z.string().nullish(),
-    git_provider: z.string().nullish(),
+    selected_repository: z.string().nullish().openapi({
+      description:
+        'Cloned into the workspace before the conversation starts (start task status PREPARING_REPOSITORY), and the conversation works in the clone: ' +
+        'a full http(s) URL (any self-hosted server), or owner/name on git_provider. The clone is made by the control plane and streamed into the sandbox; ' +
+        'its token comes from secrets (GITHUB_TOKEN, GITLAB_TOKEN, BITBUCKET_TOKEN, or GIT_TOKEN and GIT_USERNAME for a URL) and is never written to .git/config',
+      example: 'https://git.example.com/team/app.git',
+    }),
+    selected_branch: z.string().nullish().openapi({ description: "The branch checked out; the repository's default branch when absent" }),
+    git_provider: z.string().nullish().openapi({ description: 'Where owner/name is looked up: github (the default), gitlab or bitbucket. Not used for a URL' }),
     title: z.string().max(500).nullish(),
     trigger: z.string().nullish(),
     pr_number: z.array(z.number().int()).default([]),
@@ -36,7 +42,11 @@ export const AppConversationStartRequestSchema = z
      * Set as variables in the agent's shell and masked in all that leaves it: plain values, or
      * StaticSecret / LookupSecret sources; a StaticSecret with `hosts` is brokered (a placeholder in the shell).
      */
-    secrets: AppConversationSecretsSchema.default({}),
+    secrets: AppConversationSecretsSchema.default({}).openapi({
+      description:
+        "Variables of the agent's shell under their names, their values masked (<secret_hidden>) in observations, events, LLM requests, logs and downloads: " +
+        'plain strings, or StaticSecret / LookupSecret sources (a StaticSecret with hosts is brokered). Kept by the control plane only until the start task ends',
+    }),
   })
   .openapi('AppConversationStartRequest');
 export type AppConversationStartRequest = z.output<typeof AppConversationStartRequestSchema>;
