@@ -1,7 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -11,11 +9,11 @@ import { LifecycleEventPageSchema } from '../../src/sandbox-server/models/lifecy
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
 import { EventPageSchema } from '../../src/sandbox-server/routes/app-conversations/events.js';
-import { AGENT_BUNDLE_MOUNT } from '../../src/sandbox-server/runtime/agent-bundle.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
 import { controlPlaneCaller, spawnControlPlane } from '../helpers/control-plane-process.js';
 import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
+import { type ScriptedLlm, startScriptedLlm, toolCalls } from '../helpers/scripted-llm.js';
 import { freePort, stopProcess } from '../helpers/processes.js';
 import { makeTempDir, removeDir } from '../helpers/temp-dir.js';
 import { buildE2eImage, E2E_IMAGE } from './harness.js';
@@ -26,12 +24,6 @@ const PYTHON_IMAGE = 'sandbox-python:local';
 const KEY = `clone-e2e-key-${randomBytes(8).toString('hex')}`;
 const TOKEN = `git-token-${randomBytes(10).toString('hex')}`;
 const DEPLOY_KEY = `deploy-key-${randomBytes(10).toString('hex')}`;
-/** Inside the sandbox: the LLM stand-in listens on the sandbox's own loopback, where its agent-server reaches it. */
-const SANDBOX_LLM_PORT = 18080;
-const FIXTURES = join(import.meta.dirname, 'fixtures');
-/** The image has no node; the stand-in runs on the agent-server's own, read from the bundle as the agent-server runs it. */
-const BUNDLE_NODE = `${AGENT_BUNDLE_MOUNT}/agent-server/lib/ld.so --library-path ${AGENT_BUNDLE_MOUNT}/agent-server/lib ${AGENT_BUNDLE_MOUNT}/agent-server/bin/node`;
-
 const TaskListSchema = z.array(AppConversationStartTaskSchema);
 
 /**
@@ -39,7 +31,8 @@ const TaskListSchema = z.array(AppConversationStartTaskSchema);
  * an image without node, with a private repository on a git server this test starts on 127.0.0.1
  * (smart HTTP, basic auth). The sandbox cannot reach that server (its 127.0.0.1 is its own), so the
  * clone is made on the control plane's side and copied in; the agent then runs python3 on a file of
- * the repository, driven by a scripted LLM inside the sandbox, and finishes. The token is nowhere:
+ * the repository, driven by a scripted LLM on this host (reached through the control plane's LLM
+ * relay), and finishes. The token is nowhere:
  * not in an event, the control plane's log (at debug), the agent-server's log, `.git` or an LLM
  * request; a secret a command prints reaches the observation and the next LLM request masked.
  */
@@ -48,6 +41,7 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
   const instanceId = `clone-e2e-${runtime}-${randomBytes(4).toString('hex')}`;
   const call = controlPlaneCaller(KEY, 60_000);
   let git: GitServer;
+  let llm: ScriptedLlm;
   let repositoryUrl: string;
   let dataDir: string;
   let port: number;
@@ -66,6 +60,19 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
       'hello.py': 'import sys\nfrom greet import greet\nprint(greet("agent"), sys.version_info.major)\n',
       'AGENTS.md': 'Run hello.py with python3.\n',
     });
+    llm = await startScriptedLlm([
+      toolCalls([
+        {
+          name: 'terminal',
+          arguments: {
+            command:
+              'command -v node || echo "no node in the image"; python3 hello.py; echo "deploy=$DEPLOY_KEY token=$GIT_TOKEN"; ' +
+              'git log --format=%s -1; git ls-remote origin 2>&1 | grep -c "Failed to connect"',
+          },
+        },
+      ]),
+      toolCalls([{ name: 'finish', arguments: { message: 'Ran hello.py' } }]),
+    ]);
     dataDir = await makeTempDir('clone-e2e-');
     port = await freePort();
     controlPlane = await spawnControlPlane(
@@ -79,8 +86,9 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
         AGENT_SERVER_IMAGE: E2E_IMAGE,
         SANDBOX_WARM_POOL: '0',
         SANDBOX_RUNTIME: runtime,
+        LLM_RELAY_PORT: String(await freePort()),
         LLM_MODEL: 'openai/scripted',
-        LLM_BASE_URL: `http://127.0.0.1:${SANDBOX_LLM_PORT}/v1`,
+        LLM_BASE_URL: llm.baseUrl,
         // Every line the control plane can write, so that a token in any of them is found.
         LOG_LEVEL: 'trace',
       },
@@ -91,6 +99,7 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
     await stopProcess(controlPlane, 'SIGTERM');
     await removeInstanceResources(engine, instanceId).catch(() => undefined);
     await git?.close();
+    await llm?.close();
     if (dataDir) await removeDir(dataDir);
   }, 60_000);
 
@@ -104,30 +113,6 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
       async () => expect((await call(cp, 'GET', `/api/v1/sandboxes?id=${sandboxId}`, undefined, z.array(SandboxInfoSchema.nullable()))).body[0]?.status).toBe('RUNNING'),
       { timeout: 120_000, interval: 250 },
     );
-
-    const script = [
-      {
-        tool_calls: [
-          {
-            name: 'terminal',
-            arguments: {
-              command:
-                'command -v node || echo "no node in the image"; python3 hello.py; echo "deploy=$DEPLOY_KEY token=$GIT_TOKEN"; ' +
-                'git log --format=%s -1; git ls-remote origin 2>&1 | grep -c "Failed to connect"',
-            },
-          },
-        ],
-      },
-      { tool_calls: [{ name: 'finish', arguments: { message: 'Ran hello.py' } }] },
-    ];
-    await upload(sandboxId, '/tmp/llm/server.mjs', await readFile(join(FIXTURES, 'scripted-llm-server.mjs'), 'utf8'));
-    await upload(sandboxId, '/tmp/llm/script.json', JSON.stringify(script));
-    const launched = await bash(
-      sandboxId,
-      `mkdir -p /tmp/llm/requests && setsid ${BUNDLE_NODE} /tmp/llm/server.mjs ${SANDBOX_LLM_PORT} /tmp/llm/script.json /tmp/llm/requests > /tmp/llm/log 2>&1 < /dev/null & ` +
-        `for i in $(seq 100); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:${SANDBOX_LLM_PORT}/')" 2>/dev/null && exit 0; sleep 0.1; done; cat /tmp/llm/log; exit 1`,
-    );
-    expect(launched).toMatchObject({ exit_code: 0 });
 
     const created = await call(
       cp,
@@ -174,9 +159,9 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
     expect(observations[0]).toMatch(/first\\n1\\n/);
     expect(JSON.stringify(events.find((event) => event['kind'] === 'SystemPromptEvent'))).toContain('Run hello.py with python3.');
 
-    const requests = await llmRequests(sandboxId);
+    const requests = llm.requests.map(({ headers, body }) => ({ headers, body }));
     expect(requests).toHaveLength(2);
-    const next = JSON.stringify((JSON.parse(requests[1]!) as { messages: unknown[] }).messages.at(-1));
+    const next = JSON.stringify(requests[1]!.body.messages.at(-1));
     expect(next).toContain('hello agent from the repository 3');
     expect(next).toContain('deploy=<secret_hidden> token=<secret_hidden>');
 
@@ -207,22 +192,4 @@ describe.runIf(docker).each(['runsc', 'runc'] as const)('a private repository cl
 
     expect((await call(cp, 'DELETE', `/api/v1/sandboxes/${sandboxId}`)).status).toBe(200);
   });
-
-  async function upload(sandboxId: string, path: string, content: string): Promise<void> {
-    const form = new FormData();
-    form.append('file', new Blob([content]), 'file');
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1/sandboxes/${sandboxId}/agent/api/file/upload?path=${encodeURIComponent(path)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: form,
-    });
-    expect(response.status).toBe(200);
-  }
-
-  /** The bodies the LLM stand-in received, in order. */
-  async function llmRequests(sandboxId: string): Promise<string[]> {
-    const listed = await bash(sandboxId, 'cd /tmp/llm/requests && for f in $(ls | sort -n); do base64 -w0 "$f"; echo; done');
-    expect(listed).toMatchObject({ exit_code: 0 });
-    return (listed.stdout ?? '').split('\n').filter((line) => line !== '').map((line) => Buffer.from(line, 'base64').toString('utf8'));
-  }
 });
