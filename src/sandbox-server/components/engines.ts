@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import { agentServerImages } from '../engines/agent-server-images.js';
 import { dockerFor } from '../runtime/docker-for.js';
 import { EngineRegistry } from '../engines/registry.js';
+import { bringBuiltImages } from '../engines/spec-image-builds.js';
 import { RuntimeProbes } from '../engines/runtime-probes.js';
 import { Reconciler, type ReconcilerOptions } from '../reconciler/index.js';
 import { recordEngineHealth } from '../reconciler/record-engine-health.js';
@@ -110,6 +111,8 @@ function registryOf({ config, dependencies, database, installationId, trustedCa,
       }),
     prepare: async (row) => {
       await (dependencies.ensureImage ? dependencies.ensureImage() : images.ensureOn(row));
+      // Specs built before this engine came: their images, which it could not build itself.
+      if (!dependencies.runtime) await bringBuiltImages(database.db, config.DOCKER_TLS_CERT_DIR, row, log);
     },
     onAdded: (row, runtime) => void runtimeProbes.probe(row.name, runtime),
     onRemoved: (engine) => runtimeProbes.forget(engine),

@@ -1,8 +1,8 @@
-import { asc } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type Docker from 'dockerode';
 import type { Logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
-import { engines } from '../db/schema.js';
+import { type EngineRow, engines, sandboxSpecs } from '../db/schema.js';
 import { dockerFor } from '../runtime/docker-for.js';
 import { buildSpecImage, copyImage, SpecImageBuildError } from '../image/index.js';
 import { imageIdOn } from '../runtime/image-id.js';
@@ -180,4 +180,34 @@ export class SpecImageBuilds implements SpecImages {
       throw new Error(`copying ${tag} from engine ${source.name} to engine ${target.name} failed: ${(error as Error).message}`);
     }
   }
+}
+
+/**
+ * The built images an engine lacks, brought to it from an engine that has them (save into load:
+ * their Dockerfile and context are not kept): each image of a READY spec whose engine_labels the
+ * engine carries. Run when an engine is added after those specs were built, before its reconciler
+ * starts, so that no sandbox placed on it finds its image missing. Answers what it copied.
+ */
+export async function bringBuiltImages(db: Database, tlsCertDir: string | undefined, row: EngineRow, log: Logger): Promise<string[]> {
+  const specs = await db
+    .select({ image: sandboxSpecs.image, engineLabels: sandboxSpecs.engineLabels })
+    .from(sandboxSpecs)
+    .where(and(eq(sandboxSpecs.buildStatus, 'READY'), isNull(sandboxSpecs.deletedAt)));
+  const images = [...new Set(specs.filter((spec) => Object.entries(spec.engineLabels).every(([name, value]) => row.labels[name] === value)).map((spec) => spec.image))];
+  if (images.length === 0) return [];
+  const target = { name: row.name, docker: dockerFor(row, tlsCertDir) };
+  const others = (await buildEnginesFor(db, tlsCertDir, {})).filter((engine) => engine.name !== row.name);
+  const copied: string[] = [];
+  for (const image of images) {
+    if ((await imageIdOn(target.docker, image)) !== null) continue;
+    const ids = await Promise.all(others.map((engine) => imageIdOn(engine.docker, image).catch(() => null)));
+    const source = others.find((_, index) => ids[index] !== null);
+    if (!source) {
+      log.warn({ image, engine: row.name }, 'no engine has this built image to copy: sandboxes of its specs placed here will fail until the spec is built again');
+      continue;
+    }
+    await copyImage(source.docker, target.docker, image, (line) => log.info({ image, engine: row.name, from: source.name }, line));
+    copied.push(image);
+  }
+  return copied;
 }

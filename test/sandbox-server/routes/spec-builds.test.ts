@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { logger } from '../../../src/logger.js';
 import { SPEC_IMAGE_REPOSITORY } from '../../../src/contracts/spec-build.js';
 import { engines } from '../../../src/sandbox-server/db/schema.js';
-import { buildEnginesFor, SpecImageBuilds } from '../../../src/sandbox-server/engines/spec-image-builds.js';
+import { bringBuiltImages, buildEnginesFor, SpecImageBuilds } from '../../../src/sandbox-server/engines/spec-image-builds.js';
 import { SandboxSpecInfoSchema, type SandboxSpecInfo } from '../../../src/sandbox-server/models/sandbox-spec.js';
 import type { SpecImages } from '../../../src/sandbox-server/services/context.js';
 import { tarOf } from '../../../src/sandbox-server/runtime/tar.js';
@@ -156,6 +156,20 @@ describe.runIf(docker)('spec builds (routes, real engines)', () => {
     const nowhere = await t.call('POST', '/api/v1/sandbox-specs', { id: 'nowhere', engine_labels: { pool: 'none' }, build: { dockerfile: DOCKERFILE } }, ValidationErrorSchema);
     expect(nowhere.status).toBe(422);
     expect(nowhere.body.detail[0]?.loc).toEqual(['body', 'engine_labels']);
+  }, 120_000);
+
+  it('copies the built images to an engine added after their specs were built, before it runs sandboxes', async () => {
+    await t.handle.db.update(engines).set({ labels: { pool: 'late' } }).where(eq(engines.name, 'local'));
+    const built = await create({ id: 'early', engine_labels: { pool: 'late' }, build: { dockerfile: DOCKERFILE, context_tar_base64: context(randomUUID()) } });
+    await log('early', true);
+    expect((await spec('early')).build?.status).toBe('READY');
+    expect((await t.callAs(ADMIN_KEY, 'POST', '/api/v1/engines', { name: 'e1', docker_url: SECOND_ENGINE, advertise_host: '127.0.0.2', labels: { pool: 'late' } })).status).toBe(201);
+    const [row] = await t.handle.db.select().from(engines).where(eq(engines.name, 'e1'));
+    expect(await bringBuiltImages(t.handle.db, undefined, row!, logger)).toEqual([built.image]);
+    const [local, second] = await buildEnginesFor(t.handle.db, undefined, { pool: 'late' });
+    expect((await second!.docker.getImage(built.image).inspect()).Id).toBe((await local!.docker.getImage(built.image).inspect()).Id);
+    // Present now: nothing to do again.
+    expect(await bringBuiltImages(t.handle.db, undefined, row!, logger)).toEqual([]);
   }, 120_000);
 
   it('leaves a failed build FAILED with its log and reason, and refuses its sandboxes', async () => {
