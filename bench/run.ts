@@ -28,6 +28,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   llm: () => import('./llm.js'),
   // Needs git.
   clone: () => import('./clone.js'),
+  // Needs curl.
+  egress: () => import('./egress.js'),
   // Needs DATABASE_URL, the Docker engine (and ../shared/env/extra-engines.sh), the base image and `npm run build`.
   fleet: () => import('./fleet.js'),
 };
