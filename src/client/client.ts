@@ -86,6 +86,44 @@ const AGENT_OPERATIONS: Record<HttpMethod, OperationName> = {
   delete: 'agentDelete',
 };
 
+/** Conversations the control plane starts in sandboxes, and their start tasks. */
+function appConversationsOf(t: Transport) {
+  return {
+    /** Answers at once with the start task; follow it with startTasks.batchGet. */
+    start: (request: AppConversationStartRequest) => t.json<AppConversationStartTask>('startAppConversation', { json: request }),
+    /** Holds the request until the conversation is ready (or its start failed), at most timeoutSeconds. */
+    startAndWait: (request: AppConversationStartRequest, timeoutSeconds?: number) =>
+      t.json<AppConversation>('startAppConversation', { json: request, query: { wait: 'true', timeout: timeoutSeconds } }),
+    search: (query: SearchAppConversationsQuery = {}) => t.json<Page<AppConversation>>('searchAppConversations', { query }),
+    count: (filter: AppConversationFilter = {}) => t.json<number>('countAppConversations', { query: filter }),
+    batchGet: (ids: readonly string[]) => t.json<(AppConversation | null)[]>('batchGetAppConversations', { query: { ids } }),
+    get: (id: string) => t.json<AppConversation>('getAppConversation', { params: { id } }),
+    update: (id: string, request: UpdateAppConversationRequest) =>
+      t.json<AppConversation>('updateAppConversation', { params: { id }, json: request }),
+    delete: (id: string) => t.json<Success>('deleteAppConversation', { params: { id } }),
+    searchEvents: (id: string, query: EventSearchQuery = {}) =>
+      t.json<Page<ConversationEvent>>('searchAppConversationEvents', { params: { id }, query }),
+    sendMessage: (id: string, message: SendMessageRequest) =>
+      t.json<Success>('sendAppConversationMessage', { params: { id }, json: message }),
+    /** The same events through OpenHands' app-server routes (/api/v1/conversation/{id}/events). */
+    openHandsEvents: {
+      search: (conversationId: string, query: OpenHandsEventSearchQuery = {}) =>
+        t.json<Page<ConversationEvent>>('searchConversationEvents', { params: { conversation_id: conversationId }, query }),
+      count: (conversationId: string, filter: OpenHandsEventFilter = {}) =>
+        t.json<number>('countConversationEvents', { params: { conversation_id: conversationId }, query: filter }),
+      batchGet: (conversationId: string, ids: readonly string[]) =>
+        t.json<(ConversationEvent | null)[]>('batchGetConversationEvents', { params: { conversation_id: conversationId }, query: { id: ids } }),
+    },
+    /** The conversation's events as they happen, over a WebSocket that reconnects where it left off. */
+    followEvents: (id: string, options?: FollowEventsOptions) => followEvents(t, id, options),
+    startTasks: {
+      search: (query: SearchStartTasksQuery = {}) => t.json<Page<AppConversationStartTask>>('searchStartTasks', { query }),
+      count: (filter: StartTaskFilter = {}) => t.json<number>('countStartTasks', { query: filter }),
+      batchGet: (ids: readonly string[]) => t.json<(AppConversationStartTask | null)[]>('batchGetStartTasks', { query: { ids } }),
+    },
+  };
+}
+
 /** A sandbox's agent-server, reached through the control plane (which adds its session key). */
 function agentClient(t: Transport, sandboxId: string) {
   const params = (path: string) => ({ id: sandboxId, path: path.replace(/^\/+/, '') });
@@ -179,40 +217,7 @@ export function createSandboxServerClient(options: SandboxServerClientOptions) {
       ...previewsOf(t),
     },
 
-    appConversations: {
-      /** Answers at once with the start task; follow it with startTasks.batchGet. */
-      start: (request: AppConversationStartRequest) => t.json<AppConversationStartTask>('startAppConversation', { json: request }),
-      /** Holds the request until the conversation is ready (or its start failed), at most timeoutSeconds. */
-      startAndWait: (request: AppConversationStartRequest, timeoutSeconds?: number) =>
-        t.json<AppConversation>('startAppConversation', { json: request, query: { wait: 'true', timeout: timeoutSeconds } }),
-      search: (query: SearchAppConversationsQuery = {}) => t.json<Page<AppConversation>>('searchAppConversations', { query }),
-      count: (filter: AppConversationFilter = {}) => t.json<number>('countAppConversations', { query: filter }),
-      batchGet: (ids: readonly string[]) => t.json<(AppConversation | null)[]>('batchGetAppConversations', { query: { ids } }),
-      get: (id: string) => t.json<AppConversation>('getAppConversation', { params: { id } }),
-      update: (id: string, request: UpdateAppConversationRequest) =>
-        t.json<AppConversation>('updateAppConversation', { params: { id }, json: request }),
-      delete: (id: string) => t.json<Success>('deleteAppConversation', { params: { id } }),
-      searchEvents: (id: string, query: EventSearchQuery = {}) =>
-        t.json<Page<ConversationEvent>>('searchAppConversationEvents', { params: { id }, query }),
-      sendMessage: (id: string, message: SendMessageRequest) =>
-        t.json<Success>('sendAppConversationMessage', { params: { id }, json: message }),
-      /** The same events through OpenHands' app-server routes (/api/v1/conversation/{id}/events). */
-      openHandsEvents: {
-        search: (conversationId: string, query: OpenHandsEventSearchQuery = {}) =>
-          t.json<Page<ConversationEvent>>('searchConversationEvents', { params: { conversation_id: conversationId }, query }),
-        count: (conversationId: string, filter: OpenHandsEventFilter = {}) =>
-          t.json<number>('countConversationEvents', { params: { conversation_id: conversationId }, query: filter }),
-        batchGet: (conversationId: string, ids: readonly string[]) =>
-          t.json<(ConversationEvent | null)[]>('batchGetConversationEvents', { params: { conversation_id: conversationId }, query: { id: ids } }),
-      },
-      /** The conversation's events as they happen, over a WebSocket that reconnects where it left off. */
-      followEvents: (id: string, options?: FollowEventsOptions) => followEvents(t, id, options),
-      startTasks: {
-        search: (query: SearchStartTasksQuery = {}) => t.json<Page<AppConversationStartTask>>('searchStartTasks', { query }),
-        count: (filter: StartTaskFilter = {}) => t.json<number>('countStartTasks', { query: filter }),
-        batchGet: (ids: readonly string[]) => t.json<(AppConversationStartTask | null)[]>('batchGetStartTasks', { query: { ids } }),
-      },
-    },
+    appConversations: appConversationsOf(t),
 
     events: {
       search: (query: SearchLifecycleEventsQuery = {}) => t.json<Page<LifecycleEvent>>('searchLifecycleEvents', { query }),
