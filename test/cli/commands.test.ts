@@ -119,6 +119,31 @@ describe('sandboxctl against a sandbox-server', () => {
     });
   });
 
+  describe('policy', () => {
+    it("creates an allowlist spec, shows a sandbox's policy and replaces it, and names what is wrong when it cannot", async () => {
+      const spec = await ctlJson('specs', 'create', '--id', 'cli-allowlist', '--image', 'busybox:1', '--network', 'allowlist', '--allow', 'github.com', '--allow', '*.PyPI.org');
+      expect(spec).toMatchObject({ network: 'allowlist', egress: { allow: ['github.com', '*.pypi.org'], deny: [] } });
+      const { id } = await ctlAs(SandboxInfoSchema, 'sandboxes', 'start', '--spec', 'cli-allowlist');
+      const shown = await ctl('policy', 'show', id);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/^network +allowlist$/m);
+      expect(shown.stdout).toMatch(/^allow +github\.com, \*\.pypi\.org$/m);
+      expect(shown.stdout).toMatch(/^from +its spec$/m);
+      expect(await ctlJson('policy', 'set', id, '--allow', 'api.github.com:443', '--allow', '10.1.0.0/16', '--deny', '10.1.2.0/24')).toEqual({
+        sandbox_id: id,
+        network: 'allowlist',
+        egress: { allow: ['api.github.com:443', '10.1.0.0/16'], deny: ['10.1.2.0/24'] },
+        inherited: false,
+      });
+      expect(await ctlJson('policy', 'set', id, '--inherit')).toMatchObject({ egress: { allow: ['github.com', '*.pypi.org'] }, inherited: true });
+      const bad = await ctl('policy', 'set', id, '--allow', 'http://github.com');
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('egress.allow.0');
+      expect(await ctl('policy', 'show', 'nope')).toMatchObject({ code: 1, stderr: expect.stringContaining('no sandbox "nope"') });
+      expect((await ctl('specs', 'create', '--image', 'busybox:1', '--network', 'offline')).stderr).toContain('--network must be internet, none or allowlist');
+    });
+  });
+
   describe('sandboxes', () => {
     it('starts a sandbox and waits for it with plain progress lines when stderr is no terminal', async () => {
       const { code, stdout, stderr } = await ctl('sandboxes', 'start', '--wait');
