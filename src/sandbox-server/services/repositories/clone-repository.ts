@@ -48,13 +48,12 @@ export async function cloneRepository(source: RepositorySource, signal: AbortSig
       CLONE_PASSWORD: source.credentials?.password ?? '',
     };
     const branch = source.branch ? ['--branch', source.branch] : [];
-    const cloned = await git(['-c', 'credential.helper=', 'clone', '--progress', ...branch, '--', source.url, tree], { env, signal });
+    // The clone's own settings are written by the clone itself (--config); the `-c` before it, read
+    // after the repository's configuration, empties the helpers for the clone, which asks GIT_ASKPASS.
+    const settings = cloneSettings(source).flatMap(([key, value]) => ['--config', `${key}=${value}`]);
+    const cloned = await git(['-c', 'credential.helper=', 'clone', '--progress', ...settings, ...branch, '--', source.url, tree], { env, signal });
     if (cloned.code !== 0) throw cloneFailure(source, cloned.output);
     const log = [`$ git clone ${source.branch ? `--branch ${source.branch} ` : ''}${source.url}`, ...lastLines(cloned.output)];
-    for (const [key, value] of cloneSettings(source)) {
-      const set = await git(['-C', tree, 'config', key, value], { env, signal });
-      if (set.code !== 0) throw new UpstreamError(`Setting ${key} in the clone failed: ${set.output.trim()}`);
-    }
     log.push(`git identity: ${GIT_IDENTITY.name} <${GIT_IDENTITY.email}>`);
     const hasSetupScript = await stat(join(tree, '.openhands', 'setup.sh')).then((s) => s.isFile(), () => false);
     return { folder, tree, log: log.map((line) => hidden(line, source)), hasSetupScript };
