@@ -99,16 +99,23 @@ export async function sequentialLatencies(target: Target, requests: number): Pro
 
 /**
  * Runs a throughput round and records the CPU time it cost per request, this process (load
- * generator and control plane) and the agent-server together. Unlike requests/s it hardly moves
+ * generator and control plane) and the processes `pids` (the agent-server, an app) together. Unlike requests/s it hardly moves
  * when other work shares the machine, and on a saturated machine it is what bounds requests/s.
  */
-export async function cpuPerRequest(agentPid: number, requests: number, into: number[], round: () => Promise<number>): Promise<number> {
-  const [ownBefore, agentBefore] = [process.cpuUsage(), await processCpuMicros(agentPid)];
+export async function cpuPerRequest(pids: readonly number[], requests: number, into: number[], round: () => Promise<number>): Promise<number> {
+  const ownBefore = process.cpuUsage();
+  const othersBefore = await othersCpuMicros(pids);
   const rate = await round();
   const own = process.cpuUsage(ownBefore);
-  const agent = (await processCpuMicros(agentPid)) - agentBefore;
-  into.push((own.user + own.system + agent) / requests);
+  const others = (await othersCpuMicros(pids)) - othersBefore;
+  into.push((own.user + own.system + others) / requests);
   return rate;
+}
+
+async function othersCpuMicros(pids: readonly number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) total += await processCpuMicros(pid);
+  return total;
 }
 
 /** User plus system CPU time of a process in microseconds, from /proc (clock ticks of 10 ms). */

@@ -12,9 +12,9 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newSessionApiKey } from '../src/sandbox-server/services/sandboxes/new-ids.js';
-import { AGENT_SERVER_PROGRAM, median, sequentialLatencies, startAgentServer, type Target, throughput } from './http-load.js';
+import { AGENT_SERVER_PROGRAM, cpuPerRequest, median, sequentialLatencies, startAgentServer, type Target, throughput } from './http-load.js';
 import { startControlPlaneBeside } from './control-plane-fixture.js';
-import { formatMs, formatRatio, percentile, printTable } from './measure.js';
+import { formatMs, formatRatio, loadAverage, percentile, printTable } from './measure.js';
 
 const API_KEY = 'bench-api-key-0123456789';
 const CONCURRENCY = 16;
@@ -35,14 +35,17 @@ export async function run(): Promise<void> {
   const controlPlane = await startControlPlaneBeside(agentServer.port, sessionApiKey, API_KEY);
   const direct: Target = { port: appPort, path: '/', headers: {} };
   const previewed: Target = { port: controlPlane.port, path: `/api/v1/sandboxes/${controlPlane.sandboxId}/ports/${appPort}/`, headers: { authorization: `Bearer ${API_KEY}` } };
+  const loadBefore = loadAverage();
   try {
     await throughput(direct, 300, CONCURRENCY);
     await throughput(previewed, 300, CONCURRENCY);
     const rates = { direct: [] as number[], preview: [] as number[] };
     const latencies = { direct: [] as number[], preview: [] as number[] };
+    const cpu = { direct: [] as number[], preview: [] as number[] };
+    const pids = [agentServer.child.pid as number, app.pid as number];
     for (let round = 0; round < ROUNDS; round++) {
-      rates.direct.push(await throughput(direct, THROUGHPUT_REQUESTS, CONCURRENCY));
-      rates.preview.push(await throughput(previewed, THROUGHPUT_REQUESTS, CONCURRENCY));
+      rates.direct.push(await cpuPerRequest(pids, THROUGHPUT_REQUESTS, cpu.direct, () => throughput(direct, THROUGHPUT_REQUESTS, CONCURRENCY)));
+      rates.preview.push(await cpuPerRequest(pids, THROUGHPUT_REQUESTS, cpu.preview, () => throughput(previewed, THROUGHPUT_REQUESTS, CONCURRENCY)));
       latencies.direct.push(...(await sequentialLatencies(direct, LATENCY_REQUESTS)));
       latencies.preview.push(...(await sequentialLatencies(previewed, LATENCY_REQUESTS)));
     }
@@ -63,8 +66,10 @@ export async function run(): Promise<void> {
           formatMs(percentile(latencies.direct, 0.95)),
           String(latencies.preview.length),
         ],
+        ['CPU per request, all processes (us; ratio = direct/preview)', median(cpu.preview).toFixed(0), median(cpu.direct).toFixed(0), formatRatio(median(cpu.direct) / median(cpu.preview)), '-', '-', '-', `${ROUNDS} x ${THROUGHPUT_REQUESTS}`],
       ],
     );
+    console.log(`load average (1, 5, 15 min): ${loadBefore} before, ${loadAverage()} after`);
   } finally {
     await controlPlane.close();
     app.kill('SIGTERM');
