@@ -44,9 +44,24 @@ export function isValidSessionKey(accepted: SessionKeyDigests, candidate: string
   return digestMatchesAny(accepted, sessionKeyDigestBytes(candidate));
 }
 
-/** requireSessionKey's check of a path that is not open, as an admission step (the ports' fast path runs it): the same refusal. */
+/** How many distinct valid keys the fast path remembers: a sandbox has one or two. */
+const MAX_REMEMBERED_KEYS = 16;
+
+/**
+ * requireSessionKey's check of a path that is not open, as an admission step (the ports' fast path
+ * runs it): the same refusal. Keys found valid are remembered (they are fixed for the process's
+ * life), so that each request costs a lookup rather than a digest; only valid ones are kept, and a
+ * guess is compared by content only with an entry of the same seeded hash, then digested as before.
+ */
 export function sessionKeyStep(accepted: SessionKeyDigests): AdmissionStep {
-  return ({ header }) => (isValidSessionKey(accepted, header(SESSION_KEY_HEADER_LOWER)) ? undefined : missingKey());
+  const valid = new Set<string>();
+  return ({ header }) => {
+    const presented = header(SESSION_KEY_HEADER_LOWER);
+    if (presented !== undefined && valid.has(presented)) return undefined;
+    if (!isValidSessionKey(accepted, presented)) return missingKey();
+    if (presented !== undefined && valid.size < MAX_REMEMBERED_KEYS) valid.add(presented);
+    return undefined;
+  };
 }
 
 function missingKey(): UnauthorizedError {

@@ -42,11 +42,20 @@ declare module 'hono' {
 /** What an `Authorization` header amounts to against the configured keys. */
 export type ApiKeyVerdict = 'accepted' | 'missing' | 'invalid';
 
+/** How many distinct accepted `Authorization` headers are remembered: a few keys, each spelled a few ways. */
+const MAX_REMEMBERED_HEADERS = 256;
+
 /**
  * Judges `Authorization: Bearer <key>` against the configured keys; with none, every caller is
  * KEYLESS_CALLER. Keys are compared as SHA-256 digests by digestMatches, which compares every key,
  * so neither the time taken nor an early exit tells a caller how much of a guess was right, how
  * long the keys are, or which list a key is in. A key in both lists is an admin key.
+ *
+ * Headers found to carry a key are remembered, so that a client's every request (the proxy's
+ * above all) costs a map lookup rather than a digest. Keys are fixed for the process's life, so a
+ * remembered verdict never goes stale. Only accepted headers are kept: guesses cannot fill it, and
+ * a guess is looked up by V8's seeded string hash, which compares contents only with an entry of
+ * the same hash, then goes through the digests as before.
  */
 export function apiKeyIdentifier(keys: ApiKeys): (authorization: string | undefined) => Caller | 'missing' | 'invalid' {
   const known = [
@@ -54,8 +63,12 @@ export function apiKeyIdentifier(keys: ApiKeys): (authorization: string | undefi
     ...keys.admin.map((key, index) => ({ digest: digest(key), caller: { role: 'admin' as const, keyId: `admin#${index + 1}` } })),
   ];
   const digests = known.map((key) => key.digest);
+  const accepted = new Map<string, Caller>();
   return function identify(authorization) {
     if (known.length === 0) return KEYLESS_CALLER;
+    if (authorization === undefined) return 'missing';
+    const remembered = accepted.get(authorization);
+    if (remembered) return remembered;
     const presented = bearerToken(authorization);
     if (presented === undefined) return 'missing';
     const matches = digestMatches(digests, digest(presented));
@@ -63,7 +76,9 @@ export function apiKeyIdentifier(keys: ApiKeys): (authorization: string | undefi
     for (const [index, key] of known.entries()) {
       if (matches[index] && found?.role !== 'admin') found = key.caller;
     }
-    return found ?? 'invalid';
+    if (!found) return 'invalid';
+    if (accepted.size < MAX_REMEMBERED_HEADERS) accepted.set(authorization, found);
+    return found;
   };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { handleError } from '../../src/http/errors.js';
 import { EventFeed } from '../../src/sandbox-server/lifecycle-events/event-feed.js';
 import { createSandboxServerApp } from '../../src/sandbox-server/app.js';
-import { apiKeyAuth } from '../../src/sandbox-server/auth.js';
+import { apiKeyAuth, apiKeyIdentifier } from '../../src/sandbox-server/auth.js';
 import type { Database } from '../../src/sandbox-server/db/client.js';
 import { recordKicks } from './harness.js';
 
@@ -49,6 +49,20 @@ describe('apiKeyAuth', () => {
 
   it('is off when no key is configured', async () => {
     expect(await (await guarded([]).request('/anything')).json()).toEqual({ reached: true });
+  });
+});
+
+describe('apiKeyIdentifier', () => {
+  it('keeps each verdict when headers repeat: the remembered accepted ones and the refused ones alike', () => {
+    const identify = apiKeyIdentifier({ user: ['user-key-0123456789'], admin: ['admin-key-0123456789'] });
+    for (let round = 0; round < 3; round++) {
+      expect(identify('Bearer user-key-0123456789')).toEqual({ role: 'user', keyId: 'user#1' });
+      expect(identify('bearer admin-key-0123456789')).toEqual({ role: 'admin', keyId: 'admin#1' });
+      expect(identify('Bearer user-key-012345678')).toBe('invalid');
+      expect(identify('Bearer user-key-0123456789x')).toBe('invalid');
+      expect(identify('Basic user-key-0123456789')).toBe('missing');
+      expect(identify(undefined)).toBe('missing');
+    }
   });
 });
 
