@@ -89,6 +89,8 @@ export interface SandboxServerAppOptions {
   previewDomain?: string | null;
   /** Brings this replica's egress enforcement up to date now (after a PATCH of a sandbox's policy). */
   applyEgress?: ServiceContext['applyEgress'];
+  /** Where clients reach this server (PUBLIC_URL), for the links it hands out; absent, each request's own origin. */
+  publicUrl?: string;
 }
 
 /** Requests forwarded to a sandbox (its agent-server, or an app in it): their bodies are theirs to limit and read. */
@@ -163,6 +165,7 @@ export function createSandboxServerApp(options: SandboxServerAppOptions): Sandbo
     applyEgress: options.applyEgress,
     nextSandboxChange: (sandboxId, stop) => Promise.race([options.events.nextChange(), observedWrites.next(sandboxId, stop)]),
     maxRunningSandboxes: options.maxRunningSandboxes,
+    publicUrl: options.publicUrl,
     runtimes: options.runtimes ?? { available: null },
     snapshots: options.snapshots ?? NO_SNAPSHOT_ENGINE,
     settings: options.appConversations ?? DEFAULT_APP_CONVERSATION_SETTINGS,

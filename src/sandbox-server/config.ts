@@ -88,6 +88,14 @@ export const CONFIG_VARIABLES = {
       .optional(),
     help: 'Domain of preview URLs in host mode: {port}-{sandbox id}.{PREVIEW_DOMAIN} reaches that port of that sandbox at `/`, on its own origin (e.g. localhost on one machine, or a wildcard DNS name pointing here). Unset: path mode only.',
   }),
+  PUBLIC_URL: variable({
+    schema: z
+      .url({ protocol: /^https?$/ })
+      .refine((url) => !/[?#]/.test(url), 'must have no query or fragment')
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    help: 'Where clients reach this server (e.g. https://sandboxes.example.com behind a reverse proxy), for the links it hands out: the preview URLs of exposed_urls and GET .../ports, preview links. Unset: each request\'s own scheme and Host.',
+  }),
   CORS_ORIGINS: variable({
     schema: originList(),
     default: '',

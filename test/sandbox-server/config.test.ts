@@ -143,6 +143,12 @@ describe('loadConfig', () => {
 });
 
 describe('configHelp', () => {
+  it('takes PUBLIC_URL as an http(s) URL without its trailing slash, and refuses any other', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://sandboxes.example.com/' }).PUBLIC_URL).toBe('https://sandboxes.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'http://gateway.internal/sandbox-server' }).PUBLIC_URL).toBe('http://gateway.internal/sandbox-server');
+    for (const url of ['ftp://example.com', 'https://example.com/?a=1', 'example.com']) expect(() => loadConfig({ PUBLIC_URL: url })).toThrow(ConfigError);
+  });
+
   it('lists every variable with its default', () => {
     const help = configHelp();
     for (const name of Object.keys(CONFIG_VARIABLES)) expect(help).toMatch(new RegExp(`^  ${name} `, 'm'));

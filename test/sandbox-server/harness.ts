@@ -76,6 +76,8 @@ export async function openTestApp(
     engineIdentity?: EngineIdentity;
     /** PREVIEW_DOMAIN: host mode of preview URLs. */
     previewDomain?: string;
+    /** PUBLIC_URL: where clients reach the control plane, for the links it hands out. */
+    publicUrl?: string;
     /** Builds specs' images; absent, specs with a build are refused. */
     specImages?: SpecImages;
     maxSpecCreateBodyBytes?: number;
@@ -107,6 +109,7 @@ export async function openTestApp(
     runtimes: options.runtimes ?? { available: ['runc', 'runsc'] },
     ...(options.engineIdentity && { engineIdentity: options.engineIdentity }),
     ...(options.previewDomain && { previewDomain: options.previewDomain }),
+    ...(options.publicUrl && { publicUrl: options.publicUrl }),
     ...(options.specImages && { specImages: options.specImages }),
     ...(options.maxSpecCreateBodyBytes !== undefined && { maxSpecCreateBodyBytes: options.maxSpecCreateBodyBytes }),
     ...(options.applyEgress && { applyEgress: options.applyEgress }),

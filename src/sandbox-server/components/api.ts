@@ -58,6 +58,7 @@ export function createApi(options: ApiOptions): SandboxServerApp {
     maxEventStreamsPerKey: config.MAX_EVENT_STREAMS_PER_KEY,
     browser: { allowedHosts: config.ALLOWED_HOSTS, corsOrigins: config.CORS_ORIGINS },
     previewDomain: config.PREVIEW_DOMAIN ?? null,
+    publicUrl: config.PUBLIC_URL,
     maxRunningSandboxes: config.MAX_RUNNING_SANDBOXES,
     runtimes: { available: runtimes.available, failed: runtimes.failed, firewallProblem: runtimes.firewallProblem },
     runtimeProbes: (engine) => options.runtimeProbes.resultsOf(engine),

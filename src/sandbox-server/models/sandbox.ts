@@ -7,8 +7,12 @@ export const SandboxStatusSchema = z.enum(SANDBOX_STATUSES).openapi('SandboxStat
 export const ExposedUrlSchema = z
   .object({
     name: z.string().openapi({ example: 'AGENT_SERVER' }),
-    url: z.string().openapi({ example: 'http://127.0.0.1:32768' }),
-    /** The host port, the one in `url`. */
+    url: z.string().openapi({
+      example: 'http://127.0.0.1:32768',
+      description:
+        "AGENT_SERVER: the agent-server's direct URL on its host port. Every other name (VSCODE, WORKER_1, the spec's own): its preview URL through the control plane (path mode, by name), under PUBLIC_URL or else the origin the request came to",
+    }),
+    /** The host port the engine published it on (for AGENT_SERVER, the one in `url`). */
     port: z.number().int(),
   })
   .openapi('ExposedUrl');

@@ -21,6 +21,8 @@ export interface ServiceContext {
   reconciler: ReconcilerKick;
   /** Starting or resuming beyond this pauses the least recently used running sandboxes. */
   maxRunningSandboxes: number;
+  /** Where callers reach the control plane (PUBLIC_URL), for the links it hands out; absent, each request's own origin. */
+  publicUrl?: string;
   /** The runtimes the engine has, and those that failed their self-test. */
   runtimes: EngineRuntimes;
   /** The self-test results of an engine's runtimes, as this replica ran them; null until they finish. */

@@ -5,13 +5,15 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createAgentServerApp, type AgentServer } from '../../../src/agent-server/app.js';
-import { sandboxes } from '../../../src/sandbox-server/db/schema.js';
+import { sandboxes, sandboxSpecs } from '../../../src/sandbox-server/db/schema.js';
+import { z } from 'zod';
 import { PreviewTokenSchema } from '../../../src/sandbox-server/models/sandbox-port.js';
 import { SandboxInfoSchema } from '../../../src/sandbox-server/models/sandbox.js';
 import { makeTempDir, removeDir } from '../../helpers/temp-dir.js';
 import { API_KEY, openTestApp, type TestApp } from '../harness.js';
 
 const SESSION_KEY = 'preview-session-key';
+const VSCODE_HOST_PORT = 1;
 
 function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<ServerType> {
   return new Promise((resolve) => {
@@ -53,8 +55,12 @@ describe('preview proxy (control plane -> agent-server -> app)', () => {
     sandboxId = (await t.call('POST', '/api/v1/sandboxes', undefined, SandboxInfoSchema)).body.id;
     await t.handle.db
       .update(sandboxes)
-      .set({ status: 'RUNNING', sessionApiKey: SESSION_KEY, hostAddress: '127.0.0.1', hostPorts: { AGENT_SERVER: (agentHttp.address() as AddressInfo).port } })
+      .set({ status: 'RUNNING', sessionApiKey: SESSION_KEY, hostAddress: '127.0.0.1', hostPorts: { AGENT_SERVER: (agentHttp.address() as AddressInfo).port, VSCODE: VSCODE_HOST_PORT } })
       .where(eq(sandboxes.id, sandboxId));
+    // The spec exposes the app as VSCODE; the engine would publish it on a host port the caller may have no way to.
+    const [row] = await t.handle.db.select({ specId: sandboxes.specId }).from(sandboxes).where(eq(sandboxes.id, sandboxId));
+    const [spec] = await t.handle.db.select({ exposedPorts: sandboxSpecs.exposedPorts }).from(sandboxSpecs).where(eq(sandboxSpecs.id, row!.specId));
+    await t.handle.db.update(sandboxSpecs).set({ exposedPorts: [...spec!.exposedPorts, { name: 'VSCODE', container_port: appPort }] }).where(eq(sandboxSpecs.id, row!.specId));
   });
   afterAll(async () => {
     app?.close();
@@ -118,6 +124,18 @@ describe('preview proxy (control plane -> agent-server -> app)', () => {
       expect(await answered, url).toBe('pong to ping at /ws with no cookie');
       ws.close();
     }
+  });
+
+  it("lists the spec's exposed ports but AGENT_SERVER as preview URLs in exposed_urls, which serve the app", async () => {
+    const answer = await fetch(`${base}/api/v1/sandboxes?id=${sandboxId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const [info] = z.array(SandboxInfoSchema.nullable()).parse(await answer.json());
+    const agentPort = (agentHttp.address() as AddressInfo).port;
+    expect(info!.exposed_urls).toEqual([
+      { name: 'AGENT_SERVER', url: `http://127.0.0.1:${agentPort}`, port: agentPort },
+      { name: 'VSCODE', url: `${base}/api/v1/sandboxes/${sandboxId}/ports/VSCODE/`, port: VSCODE_HOST_PORT },
+    ]);
+    const page = await fetch(`${info!.exposed_urls![1]!.url}at/vscode`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(await page.text()).toBe('page /at/vscode -');
   });
 
   it('counts preview traffic as activity for idle pause', async () => {

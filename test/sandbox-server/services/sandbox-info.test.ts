@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxRow } from '../../../src/sandbox-server/db/schema.js';
-import { toSandboxInfo } from '../../../src/sandbox-server/services/sandboxes/sandbox-info.js';
+import { toSandboxInfo, withPreviewUrls } from '../../../src/sandbox-server/services/sandboxes/sandbox-info.js';
 
 const row: SandboxRow = {
   id: 'abc',
@@ -66,5 +66,22 @@ describe('toSandboxInfo', () => {
 
   it('says RUNNING without URLs when no port was published', () => {
     expect(toSandboxInfo({ ...row, status: 'RUNNING' }).exposed_urls).toBeNull();
+  });
+});
+
+describe('withPreviewUrls', () => {
+  const running: SandboxRow = { ...row, status: 'RUNNING', hostAddress: '10.0.0.5', hostPorts: { AGENT_SERVER: 32768, VSCODE: 32769, MY_APP: 32770 } };
+
+  it('gives every exposed port but AGENT_SERVER its preview URL under the base, keeping its host port', () => {
+    const info = withPreviewUrls(toSandboxInfo(running), 'https://sandboxes.example.com/');
+    expect(info.exposed_urls).toEqual([
+      { name: 'AGENT_SERVER', url: 'http://10.0.0.5:32768', port: 32768 },
+      { name: 'MY_APP', url: 'https://sandboxes.example.com/api/v1/sandboxes/abc/ports/MY_APP/', port: 32770 },
+      { name: 'VSCODE', url: 'https://sandboxes.example.com/api/v1/sandboxes/abc/ports/VSCODE/', port: 32769 },
+    ]);
+  });
+
+  it('leaves a sandbox that is not running without URLs', () => {
+    expect(withPreviewUrls(toSandboxInfo(row), 'http://127.0.0.1:8000').exposed_urls).toBeNull();
   });
 });

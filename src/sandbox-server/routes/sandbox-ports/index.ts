@@ -86,7 +86,7 @@ export function sandboxPortRoutes(deps: SandboxPortRouteDeps): {
 }
 
 function registerRoutes(app: OpenAPIHono, deps: SandboxPortRouteDeps, facts: PreviewFactsReader): void {
-  const origin = (url: string) => new URL(url).origin;
+  const origin = (url: string) => deps.ctx.publicUrl ?? new URL(url).origin;
 
   app.openapi(listPortsRoute, async (c) => {
     const { id } = c.req.valid('param');

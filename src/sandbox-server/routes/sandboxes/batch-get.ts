@@ -2,6 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { BatchIdsQuerySchema, errorResponses } from '../../models/common.js';
 import { SandboxInfoSchema } from '../../models/sandbox.js';
 import { getSandboxes } from '../../services/sandboxes/get-sandboxes.js';
+import { withPreviewUrls } from '../../services/sandboxes/sandbox-info.js';
+import { previewBaseOf } from './preview-base.js';
 import type { RouteRegistrar } from '../types.js';
 
 const route = createRoute({
@@ -17,5 +19,8 @@ const route = createRoute({
 });
 
 export const registerBatchGetSandboxes: RouteRegistrar = (app, ctx) => {
-  app.openapi(route, async (c) => c.json(await getSandboxes(ctx, c.req.valid('query').id), 200));
+  app.openapi(route, async (c) => {
+    const base = previewBaseOf(c, ctx);
+    return c.json((await getSandboxes(ctx, c.req.valid('query').id)).map((info) => info && withPreviewUrls(info, base)), 200);
+  });
 };

@@ -2,6 +2,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { errorResponses } from '../../models/common.js';
 import { SandboxPageSchema, SearchSandboxesQuerySchema } from '../../models/sandbox.js';
 import { searchSandboxes } from '../../services/sandboxes/search-sandboxes.js';
+import { withPreviewUrls } from '../../services/sandboxes/sandbox-info.js';
+import { previewBaseOf } from './preview-base.js';
 import type { RouteRegistrar } from '../types.js';
 
 const route = createRoute({
@@ -19,6 +21,8 @@ const route = createRoute({
 export const registerSearchSandboxes: RouteRegistrar = (app, ctx) => {
   app.openapi(route, async (c) => {
     const query = c.req.valid('query');
-    return c.json(await searchSandboxes(ctx, { pageId: query.page_id, limit: query.limit, status: query.status }), 200);
+    const page = await searchSandboxes(ctx, { pageId: query.page_id, limit: query.limit, status: query.status });
+    const base = previewBaseOf(c, ctx);
+    return c.json({ ...page, items: page.items.map((info) => withPreviewUrls(info, base)) }, 200);
   });
 };

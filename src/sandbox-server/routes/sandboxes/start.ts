@@ -3,6 +3,8 @@ import { validationError } from '../../../errors/index.js';
 import { errorResponses } from '../../models/common.js';
 import { SandboxInfoSchema, StartSandboxQuerySchema, StartSandboxRequestSchema } from '../../models/sandbox.js';
 import { startSandbox } from '../../services/sandboxes/start-sandbox.js';
+import { withPreviewUrls } from '../../services/sandboxes/sandbox-info.js';
+import { previewBaseOf } from './preview-base.js';
 import type { RouteRegistrar } from '../types.js';
 
 const route = createRoute({
@@ -30,6 +32,6 @@ export const registerStartSandbox: RouteRegistrar = (app, ctx) => {
       throw validationError('body', ['sandbox_spec_id'], 'differs from sandbox_spec_id in the query');
     }
     const snapshotId = c.req.valid('json').snapshot_id ?? undefined;
-    return c.json(await startSandbox(ctx, { specId: fromBody ?? fromQuery, snapshotId }), 200);
+    return c.json(withPreviewUrls(await startSandbox(ctx, { specId: fromBody ?? fromQuery, snapshotId }), previewBaseOf(c, ctx)), 200);
   });
 };

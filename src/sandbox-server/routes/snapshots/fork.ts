@@ -3,6 +3,8 @@ import { errorResponses } from '../../models/common.js';
 import { SandboxIdParamsSchema, SandboxInfoSchema } from '../../models/sandbox.js';
 import { ForkSandboxRequestSchema } from '../../models/snapshot.js';
 import { forkSandbox } from '../../services/sandboxes/fork-sandbox.js';
+import { withPreviewUrls } from '../../services/sandboxes/sandbox-info.js';
+import { previewBaseOf } from '../sandboxes/preview-base.js';
 import type { RouteRegistrar } from '../types.js';
 
 const route = createRoute({
@@ -21,5 +23,8 @@ const route = createRoute({
 });
 
 export const registerForkSandbox: RouteRegistrar = (app, ctx) => {
-  app.openapi(route, async (c) => c.json(await forkSandbox(ctx, { sandboxId: c.req.valid('param').id, name: c.req.valid('json').name }), 200));
+  app.openapi(route, async (c) => {
+    const fork = await forkSandbox(ctx, { sandboxId: c.req.valid('param').id, name: c.req.valid('json').name });
+    return c.json(withPreviewUrls(fork, previewBaseOf(c, ctx)), 200);
+  });
 };

@@ -1,3 +1,4 @@
+import { AGENT_SERVER_PORT_NAME } from '../../../contracts/sandbox.js';
 import type { SandboxRow } from '../../db/schema.js';
 import type { SandboxInfo } from '../../models/sandbox.js';
 
@@ -29,4 +30,19 @@ function exposedUrls(host: string, hostPorts: Record<string, number>): NonNullab
   return Object.entries(hostPorts)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, port]) => ({ name, url: `http://${host}:${port}`, port }));
+}
+
+/**
+ * `info` with the spec's exposed ports other than AGENT_SERVER (VSCODE, WORKER_1, the user's own)
+ * given as their preview URLs under `base` (the control plane as its callers reach it), path mode
+ * by name: their host ports are published on the engine's host, where a caller may have no way in.
+ * AGENT_SERVER keeps its direct URL, which OpenHands clients talk to. `port` stays the host port.
+ */
+export function withPreviewUrls(info: SandboxInfo, base: string): SandboxInfo {
+  if (!info.exposed_urls) return info;
+  const root = base.replace(/\/+$/, '');
+  const exposed = info.exposed_urls.map((entry) =>
+    entry.name === AGENT_SERVER_PORT_NAME ? entry : { ...entry, url: `${root}/api/v1/sandboxes/${encodeURIComponent(info.id)}/ports/${encodeURIComponent(entry.name)}/` },
+  );
+  return { ...info, exposed_urls: exposed };
 }
