@@ -214,6 +214,10 @@ export const CONFIG_VARIABLES = {
     default: '127.0.0.1',
     help: 'Where an "allowlist" sandbox\'s host.sandbox.internal:PORT entries lead on the host (127.0.0.1: services listening on loopback).',
   }),
+  SANDBOX_EGRESS_CA_FILE: variable({
+    schema: z.string().min(1).transform((file) => resolve(file)).optional(),
+    help: "A PEM file of CAs the egress proxy trusts besides the public roots when it sends a brokered secret on (a private git server's CA); the server does not start when it cannot read it.",
+  }),
   SANDBOX_SPARE_NETWORKS: variable({
     schema: integer(0, 100),
     default: '4',

@@ -3,7 +3,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { TLSSocket } from 'node:tls';
+import { rootCertificates, TLSSocket } from 'node:tls';
 import type { Logger } from '../../logger.js';
 import { HOP_RESPONSE_HEADERS } from '../../http/hop-headers.js';
 import type { LeafContexts } from './leaf-contexts.js';
@@ -23,8 +23,8 @@ export interface BrokeredConnection {
 
 export interface TlsForwarderOptions {
   contexts: LeafContexts;
-  /** What upstream certificates are verified against; absent: Node's roots (Mozilla's). Tests pass their own CA. */
-  upstreamCa?: string | readonly string[];
+  /** CAs upstream certificates may also chain to, besides Node's roots (Mozilla's): SANDBOX_EGRESS_CA_FILE, a test's CA. */
+  upstreamCa?: readonly string[];
   /** How upstream names become addresses: the egress policy's resolver, or a test's. */
   lookup?: LookupFunction;
   log: Logger;
@@ -48,7 +48,9 @@ const HOP_REQUEST = new Set(['connection', 'keep-alive', 'proxy-authenticate', '
  * cannot name another (its Host header goes along, but the connection goes where it was opened).
  */
 export function createTlsForwarder(options: TlsForwarderOptions): TlsForwarder {
-  const agent = new Agent({ keepAlive: true, maxFreeSockets: 16, ...(options.upstreamCa ? { ca: options.upstreamCa as string[] } : {}), lookup: options.lookup });
+  // Node's `ca` replaces its roots rather than adding to them, so extra CAs come with the roots.
+  const ca = options.upstreamCa && options.upstreamCa.length > 0 ? [...rootCertificates, ...options.upstreamCa] : undefined;
+  const agent = new Agent({ keepAlive: true, maxFreeSockets: 16, ca, lookup: options.lookup });
   const connections = new WeakMap<object, BrokeredConnection>();
   const connectionOf = (request: IncomingMessage) => connections.get(request.socket) as BrokeredConnection;
 
