@@ -26,6 +26,8 @@ const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_
 /** Where it listens: 127.0.0.1 over plain HTTP unless told otherwise (an HTTPS "remote" with a test CA's certificate). */
 export interface GitServerOptions {
   host?: string;
+  /** 0 (a free one) unless told. */
+  port?: number;
   tls?: { certPem: string; keyPem: string };
 }
 
@@ -82,7 +84,7 @@ export async function startGitServer(credentials: { username: string; password: 
   };
   const server: Server = options.tls ? createHttpsServer({ cert: options.tls.certPem, key: options.tls.keyPem }, handler) : createHttpServer(handler);
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const url = `${options.tls ? 'https' : 'http'}://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url,
