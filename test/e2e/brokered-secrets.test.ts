@@ -89,7 +89,7 @@ describe.runIf(docker)('brokered secrets on Docker', () => {
       // The sandbox's egress rules are written by the gateway's next pass after its container shows up.
       await vi.waitFor(async () => expect((await agent.bash(`getent hosts ${GIT_HOST}`)).exit_code).toBe(0), { timeout: 20_000, interval: 500 });
 
-      const placeholder = (await agent.bash('printf %s "$GIT_TOKEN"')).stdout;
+      const placeholder = (await agent.bash('printf %s "$GIT_TOKEN"')).stdout ?? '';
       expect(placeholder).toMatch(/^sbx_brokered_[A-Za-z0-9_-]{43}$/);
       const before = git.authorizations.length;
       const cloned = await agent.bash(
@@ -97,7 +97,7 @@ describe.runIf(docker)('brokered secrets on Docker', () => {
           `git -c user.name=agent -c user.email=a@b commit -q --allow-empty -m from-${runtime} && git push -q origin main 2>&1 && git log --oneline -1`,
         120,
       );
-      expect(cloned.exit_code, cloned.stdout + cloned.stderr).toBe(0);
+      expect(cloned.exit_code, `${cloned.stdout} ${cloned.stderr}`).toBe(0);
       expect(cloned.stdout).toContain('brokered clone');
       expect(cloned.stdout).toContain(`from-${runtime}`);
       const real = `Basic ${Buffer.from(`x-access-token:${value}`).toString('base64')}`;
@@ -109,11 +109,11 @@ describe.runIf(docker)('brokered secrets on Docker', () => {
       const toOther = await agent.bash(
         `node -e "fetch('https://${OTHER_HOST}/', { headers: { authorization: 'Bearer ' + process.env.GIT_TOKEN } }).then(async (r) => console.log(r.status, await r.text()))"`,
       );
-      expect(toOther.stdout.trim()).toBe('200 other');
+      expect(toOther.stdout?.trim()).toBe('200 other');
       expect(seenByOther.at(-1)).toBe(`Bearer ${placeholder}`);
 
       // The value is in no environment, process, file or output of the sandbox.
-      for (const output of [cloned.stdout, cloned.stderr, toOther.stdout, toOther.stderr]) expect(output).not.toContain(value);
+      for (const output of [cloned.stdout, cloned.stderr, toOther.stdout, toOther.stderr]) expect(output ?? '').not.toContain(value);
       const [listed] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${started.id}`] } });
       const inspected = await engine.getContainer(listed!.Id).inspect();
       expect(JSON.stringify(inspected.Config.Env)).not.toContain(value);
