@@ -107,7 +107,7 @@ describe.runIf(docker)('brokered secrets on Docker', () => {
       // Another allowed host gets the placeholder as it was sent.
       await agent.upload('/tmp/remote-ca.pem', remoteCa.certPem);
       const toOther = await agent.bash(
-        `node -e "fetch('https://${OTHER_HOST}/', { headers: { authorization: 'Bearer ' + process.env.GIT_TOKEN } }).then(async (r) => console.log(r.status, await r.text()))"`,
+        `NODE_EXTRA_CA_CERTS=/tmp/remote-ca.pem node -e "fetch('https://${OTHER_HOST}/', { headers: { authorization: 'Bearer ' + process.env.GIT_TOKEN } }).then(async (r) => console.log(r.status, await r.text()))"`,
       );
       expect(toOther.stdout?.trim()).toBe('200 other');
       expect(seenByOther.at(-1)).toBe(`Bearer ${placeholder}`);
