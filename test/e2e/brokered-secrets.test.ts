@@ -117,12 +117,21 @@ describe.runIf(docker)('brokered secrets on Docker', () => {
       const [listed] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${started.id}`] } });
       const inspected = await engine.getContainer(listed!.Id).inspect();
       expect(JSON.stringify(inspected.Config.Env)).not.toContain(value);
-      const search = await run(
-        'docker',
-        ['exec', listed!.Id, 'bash', '-c', `cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | grep -caF '${value}'; grep -rlsF '${value}' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev; true`],
-        { maxBuffer: 1 << 20 },
-      );
-      expect(search.stdout.trim()).toBe('0');
+      // What the search is handed reaches it in halves, joined by a builtin into a pattern file
+      // descriptor: on no command line (grep's own would otherwise be found in /proc).
+      const search = async (text: string) => {
+        const script =
+          `a='${text.slice(0, 8)}'; b='${text.slice(8)}'; pattern() { printf '%s%s\\n' "$a" "$b"; }; ` +
+          'cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | grep -caF -f <(pattern); ' +
+          'grep -rlsF -f <(pattern) / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev; true';
+        return (await run('docker', ['exec', listed!.Id, 'bash', '-c', script], { maxBuffer: 1 << 20 })).stdout.trim().split('\n');
+      };
+      expect(await search(value)).toEqual(['0']);
+      // The control: the placeholder is found, in a process's environment and in the clone's git config.
+      await run('docker', ['exec', '-d', '-e', `CONTROL=${placeholder}`, listed!.Id, 'sleep', '120']);
+      const found = await search(placeholder);
+      expect(Number(found[0])).toBeGreaterThan(0);
+      expect(found).toContain('/tmp/project/.git/config');
     },
     240_000,
   );
