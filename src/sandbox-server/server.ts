@@ -85,7 +85,7 @@ export async function startSandboxServer(
 
     const events = await components.start(eventFeedComponent(database));
     const egress = await components.start(
-      egressComponent({ config, database, engines, registry: metrics.registry, firewallProblem: runtimes.firewallProblem, runtimePassedIn: dependencies.runtime !== undefined, log }),
+      egressComponent({ config, database, engines, registry: metrics.registry, firewallProblem: runtimes.firewallProblem, runtimePassedIn: dependencies.runtime !== undefined, installationCa, log }),
     );
     await components.start(eventRetentionComponent(config, database, log));
     const webhookTargets = await components.start(webhooksComponent(config, database, events, log));

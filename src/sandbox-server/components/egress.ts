@@ -11,6 +11,8 @@ import { LABEL_INSTANCE, LABEL_SANDBOX_ID } from '../runtime/runtime.js';
 import { bridgeNameFor } from '../runtime/sandbox-network.js';
 import { listAllowlistPolicies } from '../services/egress/sandbox-egress-view.js';
 import type { Component } from './component.js';
+import { type Broker, createBroker } from '../broker/index.js';
+import type { CaMaterial } from '../broker/certificate-authority.js';
 
 export interface EgressComponentOptions {
   config: SandboxServerConfig;
@@ -21,6 +23,8 @@ export interface EgressComponentOptions {
   firewallProblem: string | null;
   /** Tests pass their own runtime, with no containers on any engine: nothing to enforce then. */
   runtimePassedIn: boolean;
+  /** The installation's CA: the egress proxy terminates TLS under it for brokered secrets' hosts (broker/). */
+  installationCa: CaMaterial;
   log: Logger;
 }
 
@@ -33,6 +37,7 @@ export interface EgressComponentOptions {
 export function egressComponent(options: EgressComponentOptions): Component<EgressGateway | undefined> {
   const { config, database, engines, log } = options;
   let gateway: EgressGateway | undefined;
+  let broker: Broker | undefined;
   const clients = new Map<string, Docker>();
   const listAddresses = async (): Promise<SandboxAddress[]> => {
     const found: SandboxAddress[] = [];
@@ -55,6 +60,7 @@ export function egressComponent(options: EgressComponentOptions): Component<Egre
     name: 'egress',
     async start() {
       if (options.runtimePassedIn || options.firewallProblem) return undefined;
+      broker = await createBroker({ db: database.db, ca: options.installationCa, extraCaFile: config.SANDBOX_EGRESS_CA_FILE, log: log.child({ component: 'broker' }) });
       gateway = new EgressGateway({
         hosts: config.SANDBOX_EGRESS_HOSTS,
         hostAddress: config.SANDBOX_HOST_ADDRESS,
@@ -66,6 +72,7 @@ export function egressComponent(options: EgressComponentOptions): Component<Egre
           ),
         registry: options.registry,
         intervalMs: Math.min(config.RECONCILE_INTERVAL_MS, 1000),
+        interceptConnect: broker.interceptConnect,
         log: log.child({ component: 'egress' }),
       });
       await gateway.start();
@@ -73,6 +80,7 @@ export function egressComponent(options: EgressComponentOptions): Component<Egre
     },
     async stop() {
       await gateway?.stop();
+      broker?.close();
     },
   };
 }
