@@ -49,6 +49,8 @@ describe('loadConfig', () => {
       LLM_API_KEY: undefined,
       LLM_RELAY_PORT: undefined,
       SANDBOX_START_TIMEOUT_SECONDS: 300,
+      SPEC_BUILD_CONTEXT_MAX_MB: 64,
+      SPEC_BUILD_TIMEOUT_SECONDS: 1800,
       MAX_REQUEST_BODY_MB: 4,
       LOG_LEVEL: 'info',
     });
