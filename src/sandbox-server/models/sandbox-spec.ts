@@ -206,7 +206,9 @@ export const CreateSandboxSpecRequestSchema = z
       if (!(name in spec.initial_env)) ctx.addIssue({ code: 'custom', path: ['secret_env', index], message: 'must name an entry of initial_env' });
     });
     for (const name of Object.keys(spec.secret_hosts)) {
-      if (!spec.secret_env.includes(name)) ctx.addIssue({ code: 'custom', path: ['secret_hosts', name], message: 'must name an entry of secret_env' });
+      if (spec.network !== 'allowlist') {
+        ctx.addIssue({ code: 'custom', path: ['secret_hosts', name], message: 'a brokered secret needs network "allowlist": only its traffic passes the egress proxy, which puts the value in' });
+      } else if (!spec.secret_env.includes(name)) ctx.addIssue({ code: 'custom', path: ['secret_hosts', name], message: 'must name an entry of secret_env' });
       else if (!headerSafe(spec.initial_env[name] ?? '')) ctx.addIssue({ code: 'custom', path: ['initial_env', name], message: HEADER_SAFE_MESSAGE });
     }
   })

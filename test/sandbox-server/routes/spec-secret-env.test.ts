@@ -47,6 +47,8 @@ describe.each(testDrivers)('secret initial_env (%s)', (driver) => {
       {
         id: 'brokered',
         image: 'busybox',
+        network: 'allowlist',
+        egress: { allow: ['github.com'], deny: [] },
         initial_env: { MODE: 'test', GITHUB_TOKEN: 'ghp_brokered_4d1e' },
         secret_env: ['GITHUB_TOKEN'],
         secret_hosts: { GITHUB_TOKEN: ['github.com', '*.github.com'] },
@@ -72,11 +74,12 @@ describe.each(testDrivers)('secret initial_env (%s)', (driver) => {
 
   it('refuses secret_hosts naming no secret_env entry, a host that is a URL, and a value no header can carry, with 422s', async () => {
     const refused = async (body: Record<string, unknown>) => {
-      const answer = await t.call('POST', '/api/v1/sandbox-specs', { image: 'busybox', ...body }, ValidationErrorSchema);
+      const answer = await t.call('POST', '/api/v1/sandbox-specs', { image: 'busybox', network: 'allowlist', ...body }, ValidationErrorSchema);
       expect(answer.status).toBe(422);
       return answer.body.detail.map((item) => item.loc);
     };
     expect(await refused({ initial_env: { A: 'x' }, secret_hosts: { A: ['github.com'] } })).toEqual([['body', 'secret_hosts', 'A']]);
+    expect(await refused({ network: 'internet', initial_env: { A: 'x' }, secret_env: ['A'], secret_hosts: { A: ['github.com'] } })).toEqual([['body', 'secret_hosts', 'A']]);
     expect(await refused({ initial_env: { A: 'x' }, secret_env: ['A'], secret_hosts: { A: ['https://github.com', 'github.com:443', '*', 'ok.example'] } })).toEqual([
       ['body', 'secret_hosts', 'A', 0],
       ['body', 'secret_hosts', 'A', 1],
