@@ -52,7 +52,10 @@ const start: Command = {
   summary: 'Start a conversation with a first message',
   usage: '"<message>" [--sandbox <sandbox>] [--title <title>] [--model <model>] [--wait [--timeout <seconds>]]',
   details:
-    'Answers at once with the start task; with --wait it returns the conversation once it is ready (exit 1 when the start fails or times out).',
+    'Answers at once with the start task; with --wait it returns the conversation once it is ready (exit 1 when the start fails or times out). ' +
+    "The agent calls the server's LLM (LLM_MODEL, LLM_BASE_URL) through the control plane's LLM relay, which adds LLM_API_KEY: the key never enters the sandbox, " +
+    "and LLM_BASE_URL is as the server's host reaches it, so http://127.0.0.1:4000/v1 (a LiteLLM proxy, Ollama) works, for network none sandboxes too. " +
+    "An LLM that cannot be reached or has no key ends the conversation in error at once: 'sandboxctl conv events <conversation>' shows why.",
   options: {
     sandbox: { type: 'string', value: '<sandbox>', help: 'Run in this sandbox (default: a new one)' },
     title: { type: 'string', value: '<title>', help: 'Title of the conversation' },
