@@ -32,6 +32,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   egress: () => import('./egress.js'),
   // Needs the Docker engine, the base image and `npm run build`; ../shared/env/extra-engines.sh for its second-engine rows.
   'spec-build': () => import('./spec-build.js'),
+  relay: () => import('./relay.js'),
   // Needs DATABASE_URL, the Docker engine (and ../shared/env/extra-engines.sh), the base image and `npm run build`.
   fleet: () => import('./fleet.js'),
 };

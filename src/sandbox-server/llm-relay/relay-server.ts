@@ -94,8 +94,8 @@ export function createLlmRelayHandler(options: LlmRelayOptions): (req: IncomingM
     upstream.on('response', (answer) => {
       const meter = new UsageMeter(String(answer.headers['content-type'] ?? ''));
       const ok = (answer.statusCode ?? 500) < 300;
+      // Sent with the first chunk rather than flushed alone: one write less per call.
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, passableHeaders(answer.headers));
-      res.flushHeaders();
       answer.on('data', (chunk: Buffer) => {
         if (ok) meter.push(chunk);
         res.write(chunk);
