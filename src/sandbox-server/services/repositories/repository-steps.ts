@@ -8,6 +8,7 @@
 import { posix } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { UpstreamError } from '../../../errors/index.js';
+import { logger } from '../../../logger.js';
 import type { Secrets } from '../../../contracts/agent-server/secrets.js';
 import type { AgentClient } from '../../agent-client.js';
 import { cloneRepository } from './clone-repository.js';
@@ -49,7 +50,8 @@ export async function prepareRepository(
     const timings = { cloneMs: cloned - began, copyMs: performance.now() - cloned };
     return { log: [...clone.log, ...copied], hasSetupScript: clone.hasSetupScript, timings };
   } finally {
-    await rm(clone.folder, { recursive: true, force: true });
+    // Off the start's path: removing a large tree takes as long as writing it.
+    void rm(clone.folder, { recursive: true, force: true }).catch((error: unknown) => logger.warn({ err: error, folder: clone.folder }, 'removing a clone folder failed'));
   }
 }
 
