@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../logger.js';
+import { pipeTunnel } from '../egress/pipe-tunnel.js';
 import type { ConnectHandler, EgressTarget } from '../egress/proxy.js';
 import { secretsForHost, type BrokeredSecret } from './brokered-secret.js';
 import type { TlsForwarder } from './tls-forwarder.js';
@@ -24,7 +24,7 @@ export function brokeredIntercept(options: BrokeredInterceptOptions): (target: E
     options.secretsOf(target.sandboxId).then(
       (secrets) => {
         const meant = secretsForHost(secrets, target.host);
-        if (meant.length === 0) return pipe(client, target);
+        if (meant.length === 0) return pipeTunnel(client, target);
         options.forwarder.handle(client, { host: target.host, port: target.port, address: target.address, secrets: meant, sandboxId: target.sandboxId });
         client.resume();
       },
@@ -34,20 +34,4 @@ export function brokeredIntercept(options: BrokeredInterceptOptions): (target: E
       },
     );
   };
-}
-
-function pipe(client: Duplex, target: EgressTarget): void {
-  const upstream = connect({ host: target.address, port: target.port });
-  upstream.setNoDelay(true);
-  const end = () => {
-    client.destroy();
-    upstream.destroy();
-  };
-  upstream.on('error', end);
-  client.on('error', end);
-  upstream.on('close', end);
-  client.on('close', end);
-  client.pipe(upstream);
-  upstream.pipe(client);
-  client.resume();
 }

@@ -1,9 +1,10 @@
 import { createServer as createHttpServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { HOP_REQUEST_HEADERS, HOP_RESPONSE_HEADERS } from '../../http/hop-headers.js';
 import type { Logger } from '../../logger.js';
 import { decideEgress, type EgressRules, entryCovers, formatEgressEntry } from '../net/egress-policy.js';
+import { pipeTunnel } from './pipe-tunnel.js';
 import { serverNameOf } from './tls-sni.js';
 import { type ResolveUpstream, UpstreamRefused } from './upstream.js';
 
@@ -157,18 +158,7 @@ export class EgressProxy {
   #tunnel(client: Duplex, target: EgressTarget): void {
     const handler = this.#options.interceptConnect?.(target);
     if (handler) return handler(client, target);
-    const upstream = connect({ host: target.address, port: target.port });
-    upstream.setNoDelay(true);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    upstream.on('error', end);
-    client.on('error', end);
-    upstream.on('close', end);
-    client.on('close', end);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    pipeTunnel(client, target);
   }
 
   /** The transparent door: reads until the TLS server name or the HTTP request shows, then judges it. */
