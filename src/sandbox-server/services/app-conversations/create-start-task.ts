@@ -6,6 +6,7 @@ import { recordEvent } from '../../lifecycle-events/record-event.js';
 import { startTaskEvent } from '../../lifecycle-events/start-task-event.js';
 import type { AppConversationStartRequest } from '../../models/app-conversation.js';
 import type { AppConversationContext } from './context.js';
+import { checkBrokeredSecretsFit } from './broker-conversation-secrets.js';
 import { chooseLlmModel, storedRequest } from './start-request.js';
 import { repositorySource } from '../repositories/repository-source.js';
 
@@ -22,6 +23,7 @@ export async function createStartTask(
   chooseLlmModel(request, ctx.settings);
   // A repository that cannot be named (a bad URL, an unknown provider) is refused now.
   if (request.selected_repository) repositorySource({ ...request, selected_repository: request.selected_repository }, request.secrets);
+  await checkBrokeredSecretsFit(ctx.db, request.sandbox_id ?? undefined, request.secrets);
   const conversationId = request.conversation_id ?? randomUUID();
   if (request.conversation_id) {
     const [existing] = await ctx.db.select({ id: appConversations.id }).from(appConversations).where(eq(appConversations.id, conversationId));
