@@ -159,7 +159,8 @@ describe.each(testDrivers)('sandbox routes (%s)', (driver) => {
         session_api_key: row?.sessionApiKey,
         exposed_urls: [
           { name: 'AGENT_SERVER', url: 'http://127.0.0.1:40123', port: 40123 },
-          { name: 'VSCODE', url: 'http://127.0.0.1:40124', port: 40124 },
+          // Named ports but the agent-server's are reached as preview URLs, here at the request's origin.
+          { name: 'VSCODE', url: `http://localhost/api/v1/sandboxes/${id}/ports/VSCODE/`, port: 40124 },
         ],
       });
     });
