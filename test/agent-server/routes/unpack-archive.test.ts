@@ -105,5 +105,8 @@ describe.skipIf(!asRoot)('unpacking an archive into the sandbox', () => {
     expect(await readdir(rootsOwn)).toEqual([]);
     expect((await unpack('relative/app')).status).toBe(422);
     expect((await server.callJson('POST', `/api/file/unpack?path=${encodeURIComponent(join(workspace, 'none'))}`)).status).toBe(422);
+    // A JSON body (the fuzz suite found it answered 500: the validators had read it) is no archive.
+    const json = await server.callJson('POST', `/api/file/unpack?path=${encodeURIComponent(join(workspace, 'json'))}`, { body: JSON.stringify({ data: 'x' }), headers: { 'content-type': 'application/json' } });
+    expect(json).toEqual({ status: 422, body: { detail: [{ loc: ['header', 'content-type'], msg: 'The body must be a tar archive sent as application/x-tar', type: 'value_error' }] } });
   });
 });

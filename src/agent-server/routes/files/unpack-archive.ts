@@ -9,6 +9,7 @@ import { DetailSchema, jsonContent, SuccessSchema, validationErrorResponse } fro
 import { FileBytesSchema, FilePathQuerySchema } from './models.js';
 
 export const UNPACK_PATH = '/api/file/unpack';
+const TAR_TYPE = 'application/x-tar';
 
 export const unpackArchiveRoute = createRoute({
   method: 'post',
@@ -20,7 +21,7 @@ export const unpackArchiveRoute = createRoute({
     '`path` must not exist or be an empty directory. No size limit applies but the disk\'s. The control plane copies a repository it cloned into the workspace this way.',
   request: {
     query: FilePathQuerySchema,
-    body: { required: true, content: { 'application/x-tar': { schema: FileBytesSchema } } },
+    body: { required: true, content: { [TAR_TYPE]: { schema: FileBytesSchema } } },
   },
   responses: {
     200: jsonContent(SuccessSchema, 'Unpacked: `path` holds the archive'),
@@ -55,8 +56,11 @@ mv -T -- "$tmp" "$dest" 2>/dev/null || exit ${TAKEN}
 export function registerUnpackArchive(app: OpenAPIHono, agentUser: AgentUser | undefined): void {
   app.openapi(unpackArchiveRoute, async (c) => {
     const { path } = c.req.valid('query');
+    // Another type's body (JSON, a form) is read by the validators before this runs, and is no archive.
+    const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (type !== undefined && type !== TAR_TYPE) throw validationError('header', ['content-type'], `The body must be a tar archive sent as ${TAR_TYPE}`, 'value_error');
     const body = c.req.raw.body;
-    if (!body) throw validationError('body', [], 'Field required', 'missing');
+    if (!body || c.req.raw.bodyUsed) throw validationError('body', [], 'Field required', 'missing');
     const { code, stderr } = await unpack(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), path, agentUser, c.req.raw.signal);
     if (code === 0) return c.json({ success: true }, 200);
     if (code === TAKEN) throw new ConflictError(`${path} already exists and is not an empty directory`);
