@@ -61,7 +61,8 @@ describe.each(testDrivers)('MAX_RUNNING_SANDBOXES (%s)', (driver) => {
         [d, 'RUNNING'],
       ]),
     );
-    expect(t.reconciler.kicks).toEqual([b, d]);
+    // The new sandbox first: its start is what the caller waits for (c41dd4d).
+    expect(t.reconciler.kicks).toEqual([d, b]);
   });
 
   it('pauses the least recently used sandbox to resume one, and resuming a running one pauses nothing', async () => {
