@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { ExpiringMap } from '../../expiring-map.js';
 
 /** How long a found address is trusted before it is looked for again (an app may restart on the other family). */
 const REMEMBER_MS = 5_000;
@@ -18,19 +19,15 @@ export interface ListeningAddresses {
 }
 
 export function createListeningAddresses(): ListeningAddresses {
-  const found = new Map<number, { address: LoopbackAddress; at: number }>();
-  const known = (port: number) => {
-    const entry = found.get(port);
-    return entry && Date.now() - entry.at < REMEMBER_MS ? entry.address : undefined;
-  };
+  const found = new ExpiringMap<number, LoopbackAddress>(REMEMBER_MS);
   return {
-    known,
+    known: (port) => found.get(port),
     async find(port) {
-      const address = known(port);
+      const address = found.get(port);
       if (address) return address;
       for (const candidate of LOOPBACKS) {
         if (await accepts(candidate, port)) {
-          found.set(port, { address: candidate, at: Date.now() });
+          found.set(port, candidate);
           return candidate;
         }
       }

@@ -2,6 +2,7 @@ import { and, eq, isNull, ne } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { brokeredSecrets, sandboxes, sandboxSpecs } from '../db/schema.js';
 import { specPlaceholder, type BrokeredSecret } from './brokered-secret.js';
+import { ExpiringMap } from '../../expiring-map.js';
 
 /**
  * A live sandbox's brokered secrets: its spec's (placeholders derived from its session key) and
@@ -33,20 +34,18 @@ const FRESH_MS = 1_000;
 /** brokeredSecretsOf, read at most once a second per sandbox, one read at a time. */
 export class SandboxSecrets {
   readonly #db: Database;
-  readonly #cache = new Map<string, { at: number; secrets: Promise<BrokeredSecret[]> }>();
+  readonly #cache = new ExpiringMap<string, Promise<BrokeredSecret[]>>(FRESH_MS);
 
   constructor(db: Database) {
     this.#db = db;
   }
 
   of(sandboxId: string, now = Date.now()): Promise<BrokeredSecret[]> {
-    const cached = this.#cache.get(sandboxId);
-    if (cached && now - cached.at < FRESH_MS) return cached.secrets;
+    const cached = this.#cache.get(sandboxId, now);
+    if (cached) return cached;
     const secrets = brokeredSecretsOf(this.#db, sandboxId);
-    this.#cache.set(sandboxId, { at: now, secrets });
+    this.#cache.set(sandboxId, secrets, now);
     secrets.catch(() => this.#cache.delete(sandboxId));
-    // Entries of sandboxes no longer asked about go: the map holds the recently active only.
-    for (const [id, entry] of this.#cache) if (now - entry.at >= FRESH_MS && id !== sandboxId) this.#cache.delete(id);
     return secrets;
   }
 }

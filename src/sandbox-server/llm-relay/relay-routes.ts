@@ -3,6 +3,7 @@ import type { Logger } from '../../logger.js';
 import type { Database } from '../db/client.js';
 import { llmRelayRoutes, sandboxes } from '../db/schema.js';
 import type { TokenCounts } from './token-usage.js';
+import { ExpiringMap } from '../../expiring-map.js';
 
 /** One conversation's way to its provider, as the relay needs it at each call. */
 export interface RelayRoute {
@@ -20,9 +21,6 @@ export interface RelayRoutesOptions {
   log: Logger;
 }
 
-/** Tokens held in memory at most; past it the cache starts over (a token is looked up again). */
-const MAX_CACHED = 10_000;
-
 /**
  * The routes of live sandboxes, by the token their agents present. A call asks the database at most
  * once per `ttlMs` per token, so the relay adds no query to most calls; a deleted sandbox's token
@@ -30,20 +28,18 @@ const MAX_CACHED = 10_000;
  */
 export class RelayRoutes {
   readonly #db: Database;
-  readonly #ttlMs: number;
   readonly #log: Logger;
-  readonly #cache = new Map<string, { route: RelayRoute | null; until: number }>();
+  readonly #cache: ExpiringMap<string, RelayRoute | null>;
 
   constructor(db: Database, options: RelayRoutesOptions) {
     this.#db = db;
-    this.#ttlMs = options.ttlMs ?? 2_000;
+    this.#cache = new ExpiringMap(options.ttlMs ?? 2_000);
     this.#log = options.log;
   }
 
   async find(token: string): Promise<RelayRoute | null> {
-    const now = Date.now();
     const cached = this.#cache.get(token);
-    if (cached && cached.until > now) return cached.route;
+    if (cached !== undefined) return cached;
     const [row] = await this.#db
       .select({
         conversationId: llmRelayRoutes.conversationId,
@@ -55,9 +51,8 @@ export class RelayRoutes {
       .from(llmRelayRoutes)
       .innerJoin(sandboxes, eq(sandboxes.id, llmRelayRoutes.sandboxId))
       .where(and(eq(llmRelayRoutes.token, token), isNull(sandboxes.deletedAt), ne(sandboxes.desiredState, 'DELETED')));
-    if (this.#cache.size >= MAX_CACHED) this.#cache.clear();
     const route = row ?? null;
-    this.#cache.set(token, { route, until: now + this.#ttlMs });
+    this.#cache.set(token, route);
     return route;
   }
 

@@ -5,6 +5,7 @@ import { sandboxes, sandboxSpecs } from '../../db/schema.js';
 import type { ExposedPort } from '../../db/schema.js';
 import type { ServiceContext } from '../context.js';
 import { findLiveSandbox } from '../sandboxes/find-sandbox.js';
+import { ExpiringMap } from '../../../expiring-map.js';
 
 /** What a preview request needs of its sandbox besides the agent-server: the spec's ports and the token key. */
 export interface PreviewFacts {
@@ -57,21 +58,16 @@ export interface PreviewFactsReader {
 
 /** readPreviewFacts, kept for FACTS_TTL_MS so that a page's many requests cost one database read. */
 export function createPreviewFactsReader(ctx: ServiceContext): PreviewFactsReader {
-  const read = new Map<string, { facts: PreviewFacts; at: number }>();
-  const known = (sandboxId: string) => {
-    const hit = read.get(sandboxId);
-    return hit && Date.now() - hit.at < FACTS_TTL_MS ? hit.facts : undefined;
-  };
+  const read = new ExpiringMap<string, PreviewFacts>(FACTS_TTL_MS);
   return {
-    known,
+    known: (sandboxId) => read.get(sandboxId),
     async read(sandboxId) {
-      const hit = known(sandboxId);
+      const hit = read.get(sandboxId);
       if (hit) return hit;
       const facts = await readPreviewFacts(ctx, sandboxId);
-      if (read.size > 10_000) read.clear();
-      read.set(sandboxId, { facts, at: Date.now() });
+      read.set(sandboxId, facts);
       return facts;
     },
-    forget: (sandboxId) => void read.delete(sandboxId),
+    forget: (sandboxId) => read.delete(sandboxId),
   };
 }
