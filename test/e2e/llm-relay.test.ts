@@ -5,9 +5,8 @@ import { ObservationEventSchema } from '../../src/events/index.js';
 import { AppConversationSchema } from '../../src/sandbox-server/models/app-conversation.js';
 import { SandboxInfoSchema } from '../../src/sandbox-server/models/sandbox.js';
 import { SandboxSpecInfoSchema } from '../../src/sandbox-server/models/sandbox-spec.js';
-import { demultiplexLogs } from '../../src/sandbox-server/runtime/docker-logs.js';
 import { LABEL_SANDBOX_ID } from '../../src/sandbox-server/runtime/runtime.js';
-import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
+import { connectDocker, execAsRoot, removeInstanceResources } from '../helpers/docker.js';
 import { type ScriptedLlm, type ScriptStep, startScriptedLlm, toolCalls } from '../helpers/scripted-llm.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
@@ -72,11 +71,11 @@ describe.runIf(docker)('the LLM relay on Docker', () => {
       // As root: no process's environment, no file of the agent-server or the agent, and not the container's config.
       const [container] = await engine.listContainers({ filters: { label: [`${LABEL_SANDBOX_ID}=${sandbox.id}`] } });
       const inside = engine.getContainer(container!.Id);
-      const environments = await execAsRoot(inside, 'for f in /proc/[0-9]*/environ; do cat "$f"; echo; done 2>/dev/null | tr "\\0" "\\n"');
+      const environments = await rootOutput(inside, 'for f in /proc/[0-9]*/environ; do cat "$f"; echo; done 2>/dev/null | tr "\\0" "\\n"');
       expect(environments).toMatch(/PATH=/);
       expect(environments).not.toContain(CANARY);
       // Every directory but the kernel's views (/proc shows grep's own command line) and the system's programs.
-      const files = await execAsRoot(inside, `grep -rls -- "${CANARY}" $(ls -d /* | grep -vxE "/(proc|sys|dev|usr)"); echo searched`);
+      const files = await rootOutput(inside, `grep -rls -- "${CANARY}" $(ls -d /* | grep -vxE "/(proc|sys|dev|usr)"); echo searched`);
       expect(files).toBe('searched\n');
       expect(JSON.stringify(await inside.inspect())).not.toContain(CANARY);
     },
@@ -84,14 +83,4 @@ describe.runIf(docker)('the LLM relay on Docker', () => {
   );
 });
 
-async function execAsRoot(container: Docker.Container, command: string): Promise<string> {
-  const exec = await container.exec({ Cmd: ['sh', '-c', command], User: 'root', AttachStdout: true, AttachStderr: false });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  return demultiplexLogs(Buffer.concat(chunks));
-}
+const rootOutput = async (container: Docker.Container, script: string) => (await execAsRoot(container, script)).output;

@@ -7,7 +7,7 @@ import { demultiplexLogs } from '../../src/sandbox-server/runtime/docker-logs.js
 import { dataVolumeNameFor, snapshotVolumeFor } from '../../src/sandbox-server/runtime/resource-names.js';
 import { LABEL_INSTANCE, LABEL_SANDBOX_ID, LABEL_VOLUME_COPY } from '../../src/sandbox-server/runtime/runtime.js';
 import { ValidationErrorSchema } from '../helpers/answer.js';
-import { connectDocker, removeInstanceResources } from '../helpers/docker.js';
+import { connectDocker, execAsRoot, removeInstanceResources } from '../helpers/docker.js';
 import { buildE2eImage, E2E_IMAGE, type E2eControlPlane, startE2eControlPlane } from './harness.js';
 
 const docker = await connectDocker();
@@ -32,16 +32,8 @@ describe.runIf(docker)('snapshot copies and limits on Docker, end to end', () =>
 
   /** Runs `script` as root in the sandbox's container; answers its output, failing on a non-zero exit. */
   const rootShell = async (script: string): Promise<string> => {
-    const exec = await container.exec({ Cmd: ['sh', '-c', script], User: '0:0', AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const chunks: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
-    const output = demultiplexLogs(Buffer.concat(chunks));
-    expect((await exec.inspect()).ExitCode, output).toBe(0);
+    const { output, exitCode } = await execAsRoot(container, script);
+    expect(exitCode, output).toBe(0);
     return output;
   };
   /** Lists /v/probe of `volume` (kind, size, link target) and the small files' contents, from a throwaway container. */

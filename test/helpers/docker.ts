@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
+import { demultiplexLogs } from '../../src/sandbox-server/runtime/docker-logs.js';
 import { type ContainerRequest, LABEL_INSTANCE } from '../../src/sandbox-server/runtime/runtime.js';
 
 /** The offline base image CI builds (node at /usr/local/bin/node); also the image of test sandboxes. */
@@ -72,4 +73,17 @@ export async function removeInstanceResources(docker: Docker, instanceId: string
   await Promise.all(networks.map((n) => docker.getNetwork(n.Id).remove().catch(() => undefined)));
   const images = await docker.listImages({ filters });
   await Promise.all(images.map((i) => docker.getImage(i.Id).remove({ force: true }).catch(() => undefined)));
+}
+
+/** Runs `script` with sh as root in `container`: what it wrote (stdout and stderr) and how it exited. */
+export async function execAsRoot(container: Docker.Container, script: string): Promise<{ output: string; exitCode: number | null }> {
+  const exec = await container.exec({ Cmd: ['sh', '-c', script], User: '0:0', AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  return { output: demultiplexLogs(Buffer.concat(chunks)), exitCode: (await exec.inspect()).ExitCode };
 }
